@@ -1,0 +1,1 @@
+"""Perudo: a self-hostable, real-time server for the dice game Perudo."""
