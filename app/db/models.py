@@ -1,0 +1,134 @@
+"""Tables for finished games: one row per game, per seat and per round.
+
+Dice, bids and round results stay JSON (they are only ever read whole, in replay order);
+everything one filters or sorts on (finished_at, winner, names, places) is a real column.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    DateTime,
+    Dialect,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    TypeDecorator,
+)
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+# Stable constraint names, so later Alembic migrations can alter them on every backend.
+NAMING_CONVENTION = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+# JSONB on PostgreSQL (indexable, comparable); plain JSON text elsewhere.
+Json = JSON().with_variant(JSONB(), "postgresql")
+
+
+class UtcDateTime(TypeDecorator[datetime]):
+    """An aware UTC datetime on every backend (SQLite keeps no zone, PostgreSQL any zone)."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetime: store aware UTC times only")
+        return value.astimezone(UTC)
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            return value.replace(tzinfo=UTC)
+        return value.astimezone(UTC)
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+
+class GameRow(Base):
+    """A finished game."""
+
+    __tablename__ = "games"
+    __table_args__ = (Index("ix_games_finished_at_id", "finished_at", "id"),)
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    room_id: Mapped[str] = mapped_column(String(64), index=True)
+    started_at: Mapped[datetime] = mapped_column(UtcDateTime())
+    finished_at: Mapped[datetime] = mapped_column(UtcDateTime())
+    settings: Mapped[dict[str, Any]] = mapped_column(Json)
+    winner_seat: Mapped[int] = mapped_column(Integer)
+
+    players: Mapped[list[PlayerRow]] = relationship(
+        back_populates="game",
+        order_by="PlayerRow.seat",
+        cascade="all, delete-orphan",
+        passive_deletes=True,
+    )
+    rounds: Mapped[list[RoundRow]] = relationship(
+        back_populates="game",
+        order_by="RoundRow.number",
+        cascade="all, delete-orphan",
+        passive_deletes=True,
+    )
+
+
+class PlayerRow(Base):
+    """One seat of a finished game and where it finished (1 = winner)."""
+
+    __tablename__ = "game_players"
+
+    game_id: Mapped[str] = mapped_column(
+        ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(64), index=True)
+    bot: Mapped[bool] = mapped_column(Boolean)
+    place: Mapped[int] = mapped_column(Integer)
+
+    game: Mapped[GameRow] = relationship(back_populates="players")
+
+
+class RoundRow(Base):
+    """One played round with everything revealed: dice per seat, bids, and how it ended."""
+
+    __tablename__ = "rounds"
+
+    game_id: Mapped[str] = mapped_column(
+        ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
+    number: Mapped[int] = mapped_column(Integer, primary_key=True)
+    palifico: Mapped[bool] = mapped_column(Boolean)
+    palifico_seat: Mapped[int | None] = mapped_column(Integer)
+    opener: Mapped[int] = mapped_column(Integer)
+    dice: Mapped[list[dict[str, Any]]] = mapped_column(Json)
+    bids: Mapped[list[dict[str, Any]]] = mapped_column(Json)
+    result: Mapped[dict[str, Any]] = mapped_column(Json)
+
+    game: Mapped[GameRow] = relationship(back_populates="rounds")
+
+
+class RoomSnapshotRow(Base):
+    """The latest snapshot of a live room, so a restarted server can restore it."""
+
+    __tablename__ = "room_snapshots"
+
+    room_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    data: Mapped[dict[str, Any]] = mapped_column(Json)
+    updated_at: Mapped[datetime] = mapped_column(UtcDateTime())

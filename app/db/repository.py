@@ -1,0 +1,164 @@
+"""Save and read finished games in the PROTOCOL.md `GET /api/games` shapes."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import Engine, delete, select
+from sqlalchemy.orm import selectinload, sessionmaker
+
+from app.db.models import GameRow, PlayerRow, RoomSnapshotRow, RoundRow
+
+GAME_ID_BYTES = 8  # 64 random bits, 11 URL-safe characters
+
+
+def new_game_id() -> str:
+    """A short, unguessable, URL-safe id for a saved game."""
+    return secrets.token_urlsafe(GAME_ID_BYTES)
+
+
+def parse_utc(text: str) -> datetime:
+    """An ISO-8601 timestamp with a zone (`Z` or an offset), as an aware datetime."""
+    moment = datetime.fromisoformat(text)
+    if moment.tzinfo is None:
+        raise ValueError(f"timestamp without a time zone: {text!r}")
+    return moment.astimezone(UTC)
+
+
+def format_utc(moment: datetime) -> str:
+    """The ISO-8601 UTC text every API answer uses, e.g. `2025-01-02T03:04:05.678901+00:00`."""
+    return moment.astimezone(UTC).isoformat()
+
+
+class GameRepository:
+    """Finished games (saved once, read by the history pages) and live-room snapshots."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._sessions = sessionmaker(engine, expire_on_commit=False)
+
+    # ----- finished games -----------------------------------------------------------------
+
+    def save_game(self, record: Mapping[str, Any]) -> str:
+        """Store a finished game (the `GET /api/games/{id}` shape without `game_id`).
+
+        Returns the new game_id.
+        """
+        players = record["players"]
+        winner = record["winner"]
+        if not any(p["seat"] == winner["seat"] and p["name"] == winner["name"] for p in players):
+            raise ValueError("the winner must be one of the players")
+        game = GameRow(
+            id=new_game_id(),
+            room_id=record["room_id"],
+            started_at=parse_utc(record["started_at"]),
+            finished_at=parse_utc(record["finished_at"]),
+            settings=dict(record["settings"]),
+            winner_seat=winner["seat"],
+            players=[
+                PlayerRow(seat=p["seat"], name=p["name"], bot=p["bot"], place=p["place"])
+                for p in players
+            ],
+            rounds=[
+                RoundRow(
+                    number=r["number"],
+                    palifico=r["palifico"],
+                    palifico_seat=r["palifico_seat"],
+                    opener=r["opener"],
+                    dice=r["dice"],
+                    bids=r["bids"],
+                    result=r["result"],
+                )
+                for r in record["rounds"]
+            ],
+        )
+        with self._sessions.begin() as session:
+            session.add(game)
+        return game.id
+
+    def list_games(self, limit: int = 20, offset: int = 0) -> list[dict[str, Any]]:
+        """`GET /api/games` entries, newest first, in two queries whatever the page size."""
+        query = (
+            select(GameRow)
+            .options(selectinload(GameRow.players))
+            .order_by(GameRow.finished_at.desc(), GameRow.id.desc())
+            .limit(limit)
+            .offset(offset)
+        )
+        with self._sessions() as session:
+            return [_summary(game) for game in session.scalars(query)]
+
+    def get_game(self, game_id: str) -> dict[str, Any] | None:
+        """The full `GET /api/games/{id}` answer, or None for an unknown id."""
+        query = (
+            select(GameRow)
+            .where(GameRow.id == game_id)
+            .options(selectinload(GameRow.players), selectinload(GameRow.rounds))
+        )
+        with self._sessions() as session:
+            game = session.scalars(query).one_or_none()
+            if game is None:
+                return None
+            summary = _summary(game)
+            return {
+                "game_id": game.id,
+                "room_id": game.room_id,
+                "started_at": format_utc(game.started_at),
+                "finished_at": summary["finished_at"],
+                "settings": game.settings,
+                "winner": summary["winner"],
+                "players": summary["players"],
+                "rounds": [_round(r) for r in game.rounds],
+            }
+
+    # ----- live-room snapshots --------------------------------------------------------------
+
+    def save_snapshot(self, room_id: str, data: dict[str, Any]) -> None:
+        """Replace the stored snapshot of `room_id` with `data`."""
+        with self._sessions.begin() as session:
+            session.merge(RoomSnapshotRow(room_id=room_id, data=data, updated_at=_now()))
+
+    def load_snapshots(self) -> list[dict[str, Any]]:
+        """Every stored snapshot, oldest update first."""
+        query = select(RoomSnapshotRow.data).order_by(
+            RoomSnapshotRow.updated_at, RoomSnapshotRow.room_id
+        )
+        with self._sessions() as session:
+            return list(session.scalars(query))
+
+    def delete_snapshot(self, room_id: str) -> None:
+        """Forget the snapshot of `room_id` (a no-op when there is none)."""
+        with self._sessions.begin() as session:
+            session.execute(delete(RoomSnapshotRow).where(RoomSnapshotRow.room_id == room_id))
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _summary(game: GameRow) -> dict[str, Any]:
+    """One `GET /api/games` entry; needs `game.players` loaded."""
+    names = {player.seat: player.name for player in game.players}
+    return {
+        "game_id": game.id,
+        "room_id": game.room_id,
+        "finished_at": format_utc(game.finished_at),
+        "winner": {"seat": game.winner_seat, "name": names[game.winner_seat]},
+        "players": [
+            {"seat": p.seat, "name": p.name, "bot": p.bot, "place": p.place} for p in game.players
+        ],
+    }
+
+
+def _round(row: RoundRow) -> dict[str, Any]:
+    return {
+        "number": row.number,
+        "palifico": row.palifico,
+        "palifico_seat": row.palifico_seat,
+        "opener": row.opener,
+        "dice": row.dice,
+        "bids": row.bids,
+        "result": row.result,
+    }

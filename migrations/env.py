@@ -1,0 +1,59 @@
+"""Alembic environment: URL from the app settings (or the caller), metadata from the models."""
+
+from __future__ import annotations
+
+import os
+from logging.config import fileConfig
+
+from alembic import context
+
+from app.db.models import Base
+from app.db.session import make_engine
+
+config = context.config
+target_metadata = Base.metadata
+
+if config.config_file_name is not None and config.attributes.get("configure_logger", True):
+    fileConfig(config.config_file_name, disable_existing_loggers=False)
+
+
+def database_url() -> str:
+    """The URL handed over by `app.db.migrate`, else the configured one."""
+    override: str | None = config.attributes.get("database_url")
+    if override:
+        return override
+    return os.environ.get("PERUDO_DATABASE_URL", "sqlite:///./data/perudo.db")
+
+
+def run_migrations_offline() -> None:
+    """Emit the SQL (`alembic upgrade head --sql`) without connecting."""
+    context.configure(
+        url=database_url(),
+        target_metadata=target_metadata,
+        literal_binds=True,
+        dialect_opts={"paramstyle": "named"},
+    )
+    with context.begin_transaction():
+        context.run_migrations()
+
+
+def run_migrations_online() -> None:
+    """Migrate through the same engine set-up the app uses (SQLite pragmas, directory)."""
+    engine = make_engine(database_url())
+    try:
+        with engine.connect() as connection:
+            context.configure(
+                connection=connection,
+                target_metadata=target_metadata,
+                render_as_batch=connection.dialect.name == "sqlite",
+            )
+            with context.begin_transaction():
+                context.run_migrations()
+    finally:
+        engine.dispose()
+
+
+if context.is_offline_mode():
+    run_migrations_offline()
+else:
+    run_migrations_online()
