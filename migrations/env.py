@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import os
 from logging.config import fileConfig
 
 from alembic import context
 
+from app.config import Settings
 from app.db.models import Base
 from app.db.session import make_engine
 
@@ -18,11 +18,9 @@ if config.config_file_name is not None and config.attributes.get("configure_logg
 
 
 def database_url() -> str:
-    """The URL handed over by `app.db.migrate`, else the configured one."""
+    """The URL handed over by `app.db.migrate.upgrade(url)`, else Settings (PERUDO_DATABASE_URL)."""
     override: str | None = config.attributes.get("database_url")
-    if override:
-        return override
-    return os.environ.get("PERUDO_DATABASE_URL", "sqlite:///./data/perudo.db")
+    return override or Settings().database_url
 
 
 def run_migrations_offline() -> None:

@@ -38,9 +38,6 @@ SETTINGS = {
     "turn_seconds": None,
 }
 
-GameRecord = dict[str, Any]
-MakeRecord = Callable[..., GameRecord]
-
 
 @pytest.fixture(scope="session")
 def postgres_admin() -> Iterator[Engine]:
@@ -116,14 +113,14 @@ def play_game(seed: int) -> Game:
 
 
 @pytest.fixture
-def make_record() -> MakeRecord:
+def make_record() -> Callable[..., dict[str, Any]]:
     """Build the record the server saves (BRIEF.md) from a game played with `seed`."""
 
     def build(
         seed: int = 1,
         finished_at: datetime | None = None,
         room_id: str = "r00m1d",
-    ) -> GameRecord:
+    ) -> dict[str, Any]:
         game = play_game(seed)
         assert game.winner is not None
         finished = finished_at or datetime(2025, 5, 1, 12, 30, 15, 123456, tzinfo=UTC)

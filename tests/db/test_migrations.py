@@ -47,7 +47,7 @@ def test_postgres_migrations_stay_in_their_own_schema(
     postgres_admin: Engine, postgres_url: str
 ) -> None:
     upgrade(postgres_url)
-    schema = make_url(postgres_url).query["options"].removeprefix("-csearch_path=")
+    schema = str(make_url(postgres_url).query["options"]).removeprefix("-csearch_path=")
     with postgres_admin.connect() as connection:
         placed = connection.execute(
             text("SELECT table_schema, table_name FROM information_schema.tables"),
