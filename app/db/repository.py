@@ -118,7 +118,7 @@ class GameRepository:
     def save_snapshot(self, room_id: str, data: dict[str, Any]) -> None:
         """Replace the stored snapshot of `room_id` with `data`."""
         with self._sessions.begin() as session:
-            session.merge(RoomSnapshotRow(room_id=room_id, data=data, updated_at=_now()))
+            session.merge(RoomSnapshotRow(room_id=room_id, data=data, updated_at=datetime.now(UTC)))
 
     def load_snapshots(self) -> list[dict[str, Any]]:
         """Every stored snapshot, oldest update first."""
@@ -132,10 +132,6 @@ class GameRepository:
         """Forget the snapshot of `room_id` (a no-op when there is none)."""
         with self._sessions.begin() as session:
             session.execute(delete(RoomSnapshotRow).where(RoomSnapshotRow.room_id == room_id))
-
-
-def _now() -> datetime:
-    return datetime.now(UTC)
 
 
 def _summary(game: GameRow) -> dict[str, Any]:
