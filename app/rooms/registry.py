@@ -1,0 +1,78 @@
+"""All live rooms of this process: create, find, and drop the idle ones."""
+
+from __future__ import annotations
+
+import secrets
+
+from app.protocol import RoomSettings
+from app.rooms.clock import Scheduler
+from app.rooms.room import GameStore, Room, RoomConfig
+
+# No 0/o, 1/l/i: ten of these read aloud without confusion and carry 49 random bits.
+ROOM_ID_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
+ROOM_ID_LENGTH = 10
+
+
+def new_room_id() -> str:
+    return "".join(secrets.choice(ROOM_ID_ALPHABET) for _ in range(ROOM_ID_LENGTH))
+
+
+class Registry:
+    """The rooms in memory; a finished or abandoned room is removed by `sweep`."""
+
+    def __init__(
+        self,
+        *,
+        scheduler: Scheduler,
+        config: RoomConfig,
+        store: GameStore | None,
+        lobby_ttl: float,
+        finished_ttl: float,
+    ) -> None:
+        self.scheduler = scheduler
+        self._config = config
+        self._store = store
+        self._lobby_ttl = lobby_ttl
+        self._finished_ttl = finished_ttl
+        self._rooms: dict[str, Room] = {}
+
+    def create(self, settings: RoomSettings) -> Room:
+        room_id = new_room_id()
+        while room_id in self._rooms:
+            room_id = new_room_id()
+        room = Room(
+            room_id, settings, scheduler=self.scheduler, config=self._config, store=self._store
+        )
+        self._rooms[room_id] = room
+        return room
+
+    def get(self, room_id: str) -> Room | None:
+        return self._rooms.get(room_id)
+
+    def __len__(self) -> int:
+        return len(self._rooms)
+
+    async def sweep(self) -> list[str]:
+        """Drop lobbies nobody is connected to and finished rooms, once idle long enough."""
+        now = self.scheduler.now()
+        expired = [
+            room
+            for room in self._rooms.values()
+            if (
+                room.phase == "lobby"
+                and room.connections == 0
+                and now - room.last_change >= self._lobby_ttl
+            )
+            or (room.phase == "finished" and now - room.last_change >= self._finished_ttl)
+        ]
+        for room in expired:
+            del self._rooms[room.room_id]
+            await room.close()
+        return [room.room_id for room in expired]
+
+    async def close(self) -> None:
+        """Shut down: close every connection and wait for games still being saved."""
+        rooms = list(self._rooms.values())
+        self._rooms.clear()
+        for room in rooms:
+            await room.close()
