@@ -23,8 +23,16 @@ STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
 SWEEP_EVERY_SECONDS = 30.0
 
 
-def create_app(settings: Settings | None = None, scheduler: Scheduler | None = None) -> FastAPI:
-    """The ASGI app (`uvicorn --factory app.main:create_app`); tests pass their own settings."""
+def create_app(
+    settings: Settings | None = None,
+    *,
+    scheduler: Scheduler | None = None,
+    rate_limits: ws.RateLimits | None = None,
+) -> FastAPI:
+    """The ASGI app (`uvicorn --factory app.main:create_app`).
+
+    Tests pass their own settings, a manual clock, or looser limits for scripted players.
+    """
     settings = settings or Settings()
 
     @asynccontextmanager
@@ -57,6 +65,7 @@ def create_app(settings: Settings | None = None, scheduler: Scheduler | None = N
 
     app = FastAPI(title="perudo", lifespan=lifespan)
     app.state.settings = settings
+    app.state.rate_limits = rate_limits or ws.RateLimits()
     if settings.origins():
         app.add_middleware(
             CORSMiddleware,

@@ -11,6 +11,7 @@ import contextlib
 import time
 from collections import deque
 from collections.abc import Callable
+from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from fastapi import APIRouter, WebSocket
@@ -53,38 +54,42 @@ def origin_allowed(origin: str | None, host: str | None, allowed: frozenset[str]
     )
 
 
-class RateLimiter:
+@dataclass(frozen=True, slots=True)
+class RateLimits:
     """PROTOCOL.md: 20 messages a second, bursts of 40; 50 refusals within 10 s is flooding."""
 
-    def __init__(
-        self,
-        rate: float = 20.0,
-        burst: float = 40.0,
-        flood: int = 50,
-        window: float = 10.0,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        self._rate, self._burst, self._flood, self._window = rate, burst, flood, window
+    rate: float = 20.0
+    burst: float = 40.0
+    flood: int = 50
+    window: float = 10.0
+
+
+class RateLimiter:
+    """A token bucket per connection (never per address), counting its refusals."""
+
+    def __init__(self, limits: RateLimits, clock: Callable[[], float] = time.monotonic) -> None:
+        self._limits = limits
         self._clock = clock
-        self._tokens = burst
+        self._tokens = limits.burst
         self._last = clock()
         self._refusals: deque[float] = deque()
 
     def allow(self) -> bool:
         now = self._clock()
-        self._tokens = min(self._burst, self._tokens + (now - self._last) * self._rate)
+        limits = self._limits
+        self._tokens = min(limits.burst, self._tokens + (now - self._last) * limits.rate)
         self._last = now
         if self._tokens >= 1.0:
             self._tokens -= 1.0
             return True
         self._refusals.append(now)
-        while self._refusals[0] <= now - self._window:
+        while self._refusals[0] <= now - limits.window:
             self._refusals.popleft()
         return False
 
     @property
     def flooding(self) -> bool:
-        return len(self._refusals) >= self._flood
+        return len(self._refusals) >= self._limits.flood
 
 
 class WsConnection:
@@ -154,7 +159,7 @@ async def play(websocket: WebSocket, room_id: str) -> None:
 
 async def _serve(websocket: WebSocket, room: Room, conn: WsConnection) -> None:
     """Read frames until the client goes or breaks a limit."""
-    limiter = RateLimiter()
+    limiter = RateLimiter(websocket.app.state.rate_limits)
     said_hello = False
     while True:
         frame = await websocket.receive()
