@@ -1,0 +1,80 @@
+"""HTML pages: thin Jinja shells; the browser fetches everything else over the API and socket.
+
+No page touches the database or a room: the room page connects to `/ws/{room_id}` and the
+history pages fetch `/api/games`, so this module only renders templates and the share QR code.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import segno
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse
+from fastapi.templating import Jinja2Templates
+
+TEMPLATES_DIR = Path(__file__).resolve().parent.parent / "templates"
+
+# Pages load only local scripts and styles; inline SVG (dice, QR) needs no img-src.
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self' ws: wss:; object-src 'none'; base-uri 'none'; "
+    "frame-ancestors 'none'; form-action 'self'"
+)
+
+templates = Jinja2Templates(directory=TEMPLATES_DIR)
+router = APIRouter(default_response_class=HTMLResponse)
+
+
+def render(request: Request, name: str, **context: Any) -> HTMLResponse:
+    """Render one page with the headers every page shares."""
+    response = templates.TemplateResponse(request, name, context)
+    response.headers["Content-Security-Policy"] = CONTENT_SECURITY_POLICY
+    response.headers["Referrer-Policy"] = "same-origin"
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    return response
+
+
+def qr_svg(text: str) -> str:
+    """An inline SVG QR code of `text`, drawn dark on light so any phone camera reads it."""
+    return segno.make(text, error="m").svg_inline(
+        scale=4, border=2, dark="#1c1917", light="#fffdf5", omitsize=True
+    )
+
+
+@router.get("/")
+def home(request: Request) -> HTMLResponse:
+    """Create a room or join one by its code."""
+    return render(request, "index.html")
+
+
+@router.get("/r/{room_id}")
+def room(request: Request, room_id: str) -> HTMLResponse:
+    """The room: lobby, table, reveal and game end are all drawn by static/js/room.js."""
+    share_url = str(request.url_for("room", room_id=room_id))
+    return render(
+        request,
+        "room.html",
+        room_id=room_id,
+        share_url=share_url,
+        qr_svg=qr_svg(share_url),
+    )
+
+
+@router.get("/games")
+def games(request: Request) -> HTMLResponse:
+    """Recent finished games (the list is fetched from /api/games)."""
+    return render(request, "games.html")
+
+
+@router.get("/games/{game_id}")
+def replay(request: Request, game_id: str) -> HTMLResponse:
+    """Step through one saved game round by round, every die shown."""
+    return render(request, "replay.html", game_id=game_id)
+
+
+@router.get("/rules")
+def rules(request: Request) -> HTMLResponse:
+    """How to play, as this server plays it."""
+    return render(request, "rules.html")

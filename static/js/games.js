@@ -1,0 +1,47 @@
+// Recent finished games, newest first, from GET /api/games.
+import { byId, getJSON, h } from "./dom.js";
+
+const PAGE = 20;
+let offset = 0;
+
+function when(iso) {
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? "" : date.toLocaleString();
+}
+
+function gameItem(game) {
+  const names = [...game.players]
+    .sort((a, b) => a.place - b.place)
+    .map((p) => (p.bot ? `${p.name} (bot)` : p.name))
+    .join(", ");
+  return h(
+    "li",
+    {},
+    h(
+      "a",
+      { href: `/games/${encodeURIComponent(game.game_id)}` },
+      h("strong", {}, `${game.winner.name} won`),
+      h("div", {}, names),
+      h("div", { class: "game-when" }, when(game.finished_at)),
+    ),
+  );
+}
+
+async function load() {
+  const status = byId("games-status");
+  const more = byId("more-btn");
+  more.disabled = true;
+  try {
+    const { games } = await getJSON(`/api/games?limit=${PAGE}&offset=${offset}`);
+    byId("games").append(...games.map(gameItem));
+    offset += games.length;
+    more.hidden = games.length < PAGE;
+    status.textContent = offset === 0 ? "No finished games yet. Go and play one!" : "";
+  } catch {
+    status.textContent = "Could not load the games. Try again later.";
+  }
+  more.disabled = false;
+}
+
+byId("more-btn").addEventListener("click", load);
+load();

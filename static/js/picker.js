@@ -1,0 +1,159 @@
+// The bid picker: a quantity stepper and six face buttons. What it offers comes only from the
+// state's `you.legal.min_quantity` (the engine's answer); no rule is re-implemented here.
+import { byId, fill } from "./dom.js";
+import { dieSvg, faceName } from "./dice.js";
+
+const ACE = 1;
+
+/**
+ * The least legal raise: the smallest min_quantity, preferring the standing bid's face, then
+ * the lowest face. Aces are only preselected when the standing bid is on aces or nothing
+ * else is open, so a switch to aces is always the player's own choice.
+ */
+export function leastRaise(minQuantity, standing) {
+  const open = [];
+  for (let face = 1; face <= 6; face += 1) {
+    const min = minQuantity[face - 1];
+    if (min !== null) open.push({ face, quantity: min });
+  }
+  const standingOnAces = standing !== null && standing.face === ACE;
+  const pool = standingOnAces ? open : open.filter((o) => o.face !== ACE);
+  const candidates = pool.length > 0 ? pool : open;
+  if (candidates.length === 0) return null;
+  const least = Math.min(...candidates.map((o) => o.quantity));
+  const ties = candidates.filter((o) => o.quantity === least);
+  return ties.find((o) => standing !== null && o.face === standing.face) ?? ties[0];
+}
+
+export class BidPicker {
+  /** @param {(bid: {quantity: number, face: number}) => void} onBid */
+  constructor(onBid) {
+    this.onBid = onBid;
+    this.legal = null;
+    this.total = 0;
+    this.standing = null;
+    this.palifico = false;
+    this.face = null;
+    this.quantity = null;
+    this.key = null;
+    this.faceButtons = [];
+    const faces = byId("faces");
+    for (let face = 1; face <= 6; face += 1) {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "face-btn";
+      button.dataset.face = String(face);
+      button.setAttribute("role", "radio");
+      button.append(dieSvg(face, { label: false }));
+      button.addEventListener("click", () => this.choose(face));
+      button.addEventListener("keydown", (event) => this.arrowKeys(event, face));
+      faces.append(button);
+      this.faceButtons.push(button);
+    }
+    byId("qty-down").addEventListener("click", () => this.step(-1));
+    byId("qty-up").addEventListener("click", () => this.step(1));
+    byId("bid-btn").addEventListener("click", () => {
+      if (this.face !== null) this.onBid({ quantity: this.quantity, face: this.face });
+    });
+  }
+
+  /**
+   * Show what `legal` allows. A new decision (another round, bid or legal set) starts from the
+   * least raise; an unchanged one keeps the player's current choice.
+   */
+  update(legal, round, enabled) {
+    this.legal = legal;
+    this.total = round ? round.total_dice : 0;
+    this.standing = round ? round.bid : null;
+    this.palifico = Boolean(round?.palifico);
+    const key = JSON.stringify([round?.number, round?.bids.length, legal.min_quantity, enabled]);
+    if (key !== this.key) {
+      this.key = key;
+      const least = enabled ? leastRaise(legal.min_quantity, this.standing) : null;
+      this.face = least ? least.face : null;
+      this.quantity = least ? least.quantity : null;
+    }
+    this.render(enabled);
+  }
+
+  min(face) {
+    return this.legal.min_quantity[face - 1];
+  }
+
+  choose(face) {
+    const min = this.min(face);
+    if (min === null) return;
+    // Crossing between aces and other faces changes the scale entirely: restart at the least.
+    const crossing = this.face === null || (this.face === ACE) !== (face === ACE);
+    this.face = face;
+    this.quantity = crossing ? min : Math.min(this.total, Math.max(min, this.quantity));
+    this.render(true);
+  }
+
+  step(delta) {
+    if (this.face === null) return;
+    const next = this.quantity + delta;
+    if (next < this.min(this.face) || next > this.total) return;
+    this.quantity = next;
+    this.render(true);
+  }
+
+  arrowKeys(event, face) {
+    const moves = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 };
+    if (!(event.key in moves)) return;
+    event.preventDefault();
+    for (let i = 1; i <= 6; i += 1) {
+      const next = ((face - 1 + moves[event.key] * i + 60) % 6) + 1;
+      if (this.min(next) !== null) {
+        this.choose(next);
+        this.faceButtons[next - 1].focus();
+        return;
+      }
+    }
+  }
+
+  render(enabled) {
+    const active = enabled && this.face !== null;
+    for (const button of this.faceButtons) {
+      const face = Number(button.dataset.face);
+      const min = this.legal ? this.min(face) : null;
+      const selected = active && face === this.face;
+      button.disabled = !enabled || min === null;
+      button.setAttribute("aria-checked", String(selected));
+      button.tabIndex = selected || (!active && face === 2) ? 0 : -1;
+      button.setAttribute(
+        "aria-label",
+        min === null ? `${faceName(face, 2)}: not open` : `${faceName(face, 2)}, from ${min}`,
+      );
+      button.dataset.min = min === null ? "" : String(min);
+    }
+    const qty = byId("qty");
+    qty.textContent = active ? String(this.quantity) : "–";
+    qty.dataset.min = active ? String(this.min(this.face)) : "";
+    qty.dataset.max = active ? String(this.total) : "";
+    byId("qty-down").disabled = !active || this.quantity <= this.min(this.face);
+    byId("qty-up").disabled = !active || this.quantity >= this.total;
+    const bidButton = byId("bid-btn");
+    bidButton.disabled = !active;
+    bidButton.dataset.quantity = active ? String(this.quantity) : "";
+    bidButton.dataset.face = active ? String(this.face) : "";
+    fill(bidButton, active ? `Bid ${this.quantity} ${faceName(this.face, this.quantity)}` : "Bid");
+    this.renderAceNote(active);
+  }
+
+  /** Say plainly when the chosen face switches to or from aces, with the quantity it takes. */
+  renderAceNote(active) {
+    const note = byId("ace-note");
+    const standing = this.standing;
+    let text = "";
+    if (active && standing !== null && (standing.face === ACE) !== (this.face === ACE)) {
+      const min = this.min(this.face);
+      text =
+        this.face === ACE
+          ? `Switching to aces: from ${min} ${faceName(ACE, min)}${this.palifico ? "." : " (aces are wild, so fewer are needed)."}`
+          : `Leaving aces: at least ${min} ${faceName(this.face, min)}.`;
+    }
+    note.textContent = text;
+    note.hidden = text === "";
+  }
+}

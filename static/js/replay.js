@@ -1,0 +1,80 @@
+// Replay of a saved game: round by round, every die shown (the game is over, nothing is secret).
+import { byId, fill, getJSON, h } from "./dom.js";
+import { bidChip } from "./dice.js";
+import { countLine, outcomeText, revealRows } from "./result.js";
+
+const gameId = document.body.dataset.game;
+let game = null;
+let index = 0;
+
+function nameOf(seat) {
+  return game.players.find((p) => p.seat === seat)?.name ?? `Seat ${seat + 1}`;
+}
+
+function ordinal(n) {
+  return ["1st", "2nd", "3rd", "4th", "5th", "6th"][n - 1] ?? `${n}th`;
+}
+
+function showRound(i) {
+  index = Math.max(0, Math.min(game.rounds.length - 1, i));
+  const round = game.rounds[index];
+  const r = round.result;
+  history.replaceState(null, "", `#round-${round.number}`);
+  byId("round-pos").textContent = `Round ${round.number} of ${game.rounds.length}`;
+  byId("prev-btn").disabled = index === 0;
+  byId("next-btn").disabled = index === game.rounds.length - 1;
+  fill(
+    byId("replay-round"),
+    round.palifico
+      ? h("p", { class: "palifico-banner" }, `Palifico round for ${nameOf(round.palifico_seat)}: aces not wild`)
+      : null,
+    h("p", {}, `${nameOf(round.opener)} opened.`),
+    h(
+      "ol",
+      { class: "replay-bids", "aria-label": "Bids" },
+      round.bids.map((b) => h("li", {}, nameOf(b.seat), " ", bidChip(b))),
+    ),
+    h("p", { class: "reveal-title" }, h("strong", {}, `${nameOf(r.caller)} called ${r.call}`), " on ", bidChip(r.bid), ` by ${nameOf(r.bid.seat)}`),
+    h("ul", { class: "reveal-cups" }, revealRows(r, nameOf)),
+    h("p", { class: "reveal-count" }, countLine(r)),
+    h("p", { class: "reveal-outcome" }, outcomeText(r, nameOf)),
+  );
+}
+
+async function load() {
+  const status = byId("replay-status");
+  try {
+    game = await getJSON(`/api/games/${encodeURIComponent(gameId)}`);
+  } catch (error) {
+    status.textContent = error.status === 404 ? "No saved game has this id." : "Could not load the game.";
+    return;
+  }
+  status.textContent = "";
+  const finished = new Date(game.finished_at);
+  byId("replay-summary").textContent = `${game.winner.name} won a game of ${game.players.length} players, ${game.rounds.length} rounds, on ${finished.toLocaleString()}.`;
+  fill(
+    byId("replay-places"),
+    [...game.players]
+      .sort((a, b) => a.place - b.place)
+      .map((p) =>
+        h("li", { class: `place-${p.place}` }, h("span", { class: "place" }, ordinal(p.place)), p.name, p.bot ? h("span", { class: "badge bot" }, "Bot") : null),
+      ),
+  );
+  byId("replay").hidden = false;
+  const fromHash = Number((location.hash.match(/^#round-(\d+)$/) ?? [])[1]);
+  const start = game.rounds.findIndex((round) => round.number === fromHash);
+  if (game.rounds.length === 0) {
+    byId("replay-round").textContent = "This game has no rounds.";
+    return;
+  }
+  showRound(start >= 0 ? start : 0);
+}
+
+byId("prev-btn").addEventListener("click", () => showRound(index - 1));
+byId("next-btn").addEventListener("click", () => showRound(index + 1));
+document.addEventListener("keydown", (event) => {
+  if (!game || event.target.closest("input, select, textarea")) return;
+  if (event.key === "ArrowLeft") showRound(index - 1);
+  if (event.key === "ArrowRight") showRound(index + 1);
+});
+load();

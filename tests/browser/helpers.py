@@ -1,0 +1,119 @@
+"""Driving the room page like a person, while recording what the server sent that page."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import Browser, BrowserContext, Page, ViewportSize, WebSocket
+
+PHONE: ViewportSize = {"width": 360, "height": 640}
+TIMEOUT_MS = 15_000
+
+# Read the bid picker as the player sees it: which faces are open, what is selected.
+READ_PICKER = """() => {
+  const qty = document.getElementById("qty");
+  const faces = [...document.querySelectorAll("#faces .face-btn")];
+  const chosen = faces.find((b) => b.getAttribute("aria-checked") === "true");
+  return {
+    disabled: faces.map((b) => b.disabled),
+    face: chosen ? Number(chosen.dataset.face) : null,
+    quantity: chosen ? Number(qty.textContent) : null,
+    downDisabled: document.getElementById("qty-down").disabled,
+    upDisabled: document.getElementById("qty-up").disabled,
+    bidDisabled: document.getElementById("bid-btn").disabled,
+  };
+}"""
+
+# Every element of the page that is wider than the viewport, or sticks out of it.
+OVERFLOW = """() => {
+  const width = document.documentElement.clientWidth;
+  const bad = [...document.querySelectorAll("body *")].filter((el) => {
+    const box = el.getBoundingClientRect();
+    return box.width > 0 && (box.right > width + 0.5 || box.left < -0.5);
+  });
+  return {
+    scrollWidth: document.documentElement.scrollWidth,
+    width,
+    offenders: bad.slice(0, 5).map((el) => el.outerHTML.slice(0, 120)),
+  };
+}"""
+
+
+class Player:
+    """One person at one browser context: the page plus every `state` it was sent, by seq."""
+
+    def __init__(self, browser: Browser, base: str, name: str) -> None:
+        self.name = name
+        self.base = base
+        self.context: BrowserContext = browser.new_context(
+            viewport=PHONE, device_scale_factor=2, is_mobile=True, has_touch=True
+        )
+        self.context.set_default_timeout(TIMEOUT_MS)
+        self.page: Page = self.context.new_page()
+        self.states: dict[int, dict[str, Any]] = {}
+        self.results: list[dict[str, Any]] = []
+        self.page_errors: list[str] = []
+        self.watch(self.page)
+
+    def watch(self, page: Page) -> None:
+        """Record the messages `page` receives, and its script errors."""
+        page.on("websocket", self._on_socket)
+        page.on("pageerror", lambda error: self.page_errors.append(str(error)))
+
+    def _on_socket(self, ws: WebSocket) -> None:
+        ws.on("framereceived", self._on_frame)
+
+    def _on_frame(self, payload: str | bytes) -> None:
+        msg = json.loads(payload)
+        if msg["type"] == "state":
+            self.states[msg["seq"]] = msg
+        elif msg["type"] == "round_result":
+            self.results.append(msg)
+
+    # --- What the page shows ----------------------------------------------------------------
+
+    def shown_state(self) -> dict[str, Any]:
+        """The state the page says it is showing (its `data-seq`), as the server sent it."""
+        seq = int(self.page.get_attribute("#room", "data-seq") or "-1")
+        for _ in range(100):  # the frame event may trail the DOM by a moment
+            if seq in self.states:
+                return self.states[seq]
+            self.page.wait_for_timeout(20)
+        raise AssertionError(f"{self.name}: the page shows seq {seq}, which it was never sent")
+
+    def phase(self) -> str:
+        return self.page.get_attribute("#room", "data-phase") or ""
+
+    def revealing(self) -> bool:
+        return self.page.is_visible("#reveal")
+
+    def my_turn(self) -> bool:
+        return (
+            not self.revealing()
+            and self.page.get_attribute("#actions", "data-my-turn") == "true"
+            and self.page.is_visible("#actions")
+        )
+
+    def my_dice(self) -> list[int]:
+        return sorted(
+            int(value)
+            for value in self.page.eval_on_selector_all(
+                "[data-die]", "els => els.map(e => e.dataset.die)"
+            )
+        )
+
+    def picker(self) -> dict[str, Any]:
+        result: dict[str, Any] = self.page.evaluate(READ_PICKER)
+        return result
+
+    def overflow(self) -> dict[str, Any]:
+        result: dict[str, Any] = self.page.evaluate(OVERFLOW)
+        return result
+
+    def shot(self, folder: Path, name: str) -> None:
+        self.page.screenshot(path=str(folder / f"{name}.png"))
+
+    def close(self) -> None:
+        self.context.close()
