@@ -75,6 +75,7 @@ class RateLimiter:
         self._refusals: deque[float] = deque()
 
     def allow(self) -> bool:
+        """Take a token; False (a refusal, remembered) when the bucket is empty."""
         now = self._clock()
         limits = self._limits
         self._tokens = min(limits.burst, self._tokens + (now - self._last) * limits.rate)
@@ -83,12 +84,14 @@ class RateLimiter:
             self._tokens -= 1.0
             return True
         self._refusals.append(now)
-        while self._refusals[0] <= now - limits.window:
-            self._refusals.popleft()
         return False
 
     @property
     def flooding(self) -> bool:
+        """At least `flood` refusals within the last `window` seconds."""
+        horizon = self._clock() - self._limits.window
+        while self._refusals and self._refusals[0] <= horizon:
+            self._refusals.popleft()
         return len(self._refusals) >= self._limits.flood
 
 
@@ -175,10 +178,10 @@ async def _serve(websocket: WebSocket, room: Room, conn: WsConnection) -> None:
         if conn.closed:
             continue  # replaced by a newer connection; the close is on its way
         if not limiter.allow():
+            conn.send(error_frame("rate_limited", "Too many messages; slow down."))
             if limiter.flooding:
                 conn.close(CLOSE_POLICY)
                 return
-            conn.send(error_frame("rate_limited", "Too many messages; slow down."))
             continue
         try:
             message = parse_client_message(text)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -58,7 +59,7 @@ class Client:
         self.token: str | None = None
 
     def send(self, **message: Any) -> None:
-        self.ws.send_text(orjson.dumps(message).decode())
+        self.ws.send_text(json.dumps(message, ensure_ascii=False))  # big ints too
 
     def recv(self) -> Message:
         message: Message = orjson.loads(self.ws.receive_text())
