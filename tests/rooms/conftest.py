@@ -1,0 +1,88 @@
+"""Rooms without sockets: fake connections, an in-memory store and a clock moved by hand."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import orjson
+import pytest
+
+from app.protocol import Join, Resume, RoomSettings, Watch, parse_client_message
+from app.rooms import ManualScheduler, Room, RoomConfig
+
+BOT_DELAY = 1.0
+GRACE = 20.0
+
+
+class FakeConnection:
+    """Keeps every frame a room sends it, decoded."""
+
+    def __init__(self) -> None:
+        self.frames: list[dict[str, Any]] = []
+        self.closed: int | None = None
+
+    def send(self, text: str) -> None:
+        assert self.closed is None, "sent after close"
+        self.frames.append(orjson.loads(text))
+
+    def close(self, code: int) -> None:
+        self.closed = code
+
+    @property
+    def state(self) -> dict[str, Any]:
+        return next(f for f in reversed(self.frames) if f["type"] == "state")
+
+
+class MemoryStore:
+    """`GameStore` in memory; can be told to fail."""
+
+    def __init__(self) -> None:
+        self.records: list[Mapping[str, Any]] = []
+        self.fail = False
+
+    def save_game(self, record: Mapping[str, Any]) -> str:
+        if self.fail:
+            raise RuntimeError("database is down")
+        self.records.append(record)
+        return f"game{len(self.records)}"
+
+
+async def say(room: Room, conn: FakeConnection, **message: Any) -> None:
+    """Send one client message through the real parser."""
+    parsed = parse_client_message(orjson.dumps(message).decode())
+    if isinstance(parsed, Join | Resume | Watch):
+        await room.hello(conn, parsed)
+    else:
+        await room.receive(conn, parsed)
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture
+def clock() -> ManualScheduler:
+    return ManualScheduler()
+
+
+@pytest.fixture
+def store() -> MemoryStore:
+    return MemoryStore()
+
+
+@pytest.fixture
+def make_room(clock: ManualScheduler, store: MemoryStore) -> Callable[..., Room]:
+    def make(seed: int = 1, **settings: Any) -> Room:
+        return Room(
+            "testroom01",
+            RoomSettings(**settings),
+            scheduler=clock,
+            config=RoomConfig(bot_delay=BOT_DELAY, disconnect_grace=GRACE),
+            store=store,
+            rng=random.Random(seed),
+        )
+
+    return make
