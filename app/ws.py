@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from fastapi import APIRouter, WebSocket
-from fastapi.responses import PlainTextResponse
 from starlette.websockets import WebSocketDisconnect
 
 from app.config import Settings
@@ -144,7 +143,7 @@ async def play(websocket: WebSocket, room_id: str) -> None:
     settings: Settings = websocket.app.state.settings
     headers = websocket.headers
     if not origin_allowed(headers.get("origin"), headers.get("host"), settings.origins()):
-        await websocket.send_denial_response(PlainTextResponse("Origin not allowed", 403))
+        await websocket.close(CLOSE_POLICY)  # before accept: the server answers HTTP 403
         return
     await websocket.accept()
     registry: Registry = websocket.app.state.registry

@@ -1,0 +1,177 @@
+"""`perudo serve` as a real process on a free port, driven with the `websockets` client."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import ClientConnection, connect
+
+from tests.ws.helpers import legal_move
+
+pytestmark = pytest.mark.timeout(90)
+START_TIMEOUT = 20.0
+RECV_TIMEOUT = 10.0
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+class Server:
+    def __init__(self, base: str, log: Path) -> None:
+        self.http = base
+        self.ws = base.replace("http://", "ws://")
+        self.log = log
+
+    def socket(self, room_id: str, **kwargs: Any) -> ClientConnection:
+        return connect(f"{self.ws}/ws/{room_id}", proxy=None, open_timeout=5, **kwargs)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    home = tmp_path_factory.mktemp("serve")
+    port = free_port()
+    env = os.environ | {
+        "PERUDO_DATABASE_URL": f"sqlite:///{home / 'data' / 'perudo.db'}",
+        "PERUDO_BOT_DELAY_MS": "0",
+        "PERUDO_ALLOWED_ORIGINS": "https://friends.example",
+    }
+    log = home / "server.log"
+    perudo = Path(sys.executable).parent / "perudo"
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            [str(perudo), "serve", "--host", "127.0.0.1", "--port", str(port)],
+            cwd=home,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + START_TIMEOUT
+        while True:
+            assert process.poll() is None, log.read_text()
+            try:
+                if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert time.monotonic() < deadline, "server did not start:\n" + log.read_text()
+            time.sleep(0.1)
+        yield Server(base, log)
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+    text = log.read_text()
+    assert "Traceback" not in text and "ERROR" not in text, text
+    assert (home / "data" / "perudo.db").exists()
+
+
+def new_room(server: Server, **settings: Any) -> str:
+    response = httpx.post(f"{server.http}/api/rooms", json=settings, timeout=5)
+    assert response.status_code == 201
+    room_id: str = response.json()["room_id"]
+    return room_id
+
+
+def recv(ws: ClientConnection) -> dict[str, Any]:
+    message: dict[str, Any] = json.loads(ws.recv(timeout=RECV_TIMEOUT))
+    return message
+
+
+def next_state(ws: ClientConnection) -> dict[str, Any]:
+    while True:
+        message = recv(ws)
+        if message["type"] == "state":
+            return message
+
+
+def test_two_people_play_a_full_game(server: Server) -> None:
+    room_id = new_room(server, max_players=2)
+    rng = random.Random(1)
+    with server.socket(room_id) as ana, server.socket(room_id) as bea:
+        assert ana.response is not None
+        assert "Sec-WebSocket-Extensions" not in ana.response.headers  # no compression
+        seats = {}
+        for ws, name in ((ana, "Ana"), (bea, "Bea")):
+            ws.send(json.dumps({"type": "join", "name": name}))
+            welcome = recv(ws)
+            assert welcome["type"] == "welcome" and len(welcome["token"]) >= 22
+            seats[welcome["seat"]] = ws
+        states = {0: next_state(ana), 1: next_state(bea)}
+        states[0] = next_state(ana)  # Bea's arrival
+        ana.send(json.dumps({"type": "start"}))
+        states = {seat: next_state(ws) for seat, ws in seats.items()}
+        while states[0]["phase"] == "playing":
+            turn = states[0]["round"]["turn"]
+            seats[turn].send(json.dumps(legal_move(states[turn], rng)))
+            states = {seat: next_state(ws) for seat, ws in seats.items()}
+        while states[0]["game_id"] is None:
+            states[0] = next_state(ana)
+    game = httpx.get(f"{server.http}/api/games/{states[0]['game_id']}", timeout=5).json()
+    assert game["room_id"] == room_id and game["winner"]["seat"] == states[0]["winner"]
+    listed = httpx.get(f"{server.http}/api/games", timeout=5).json()["games"]
+    assert states[0]["game_id"] in [g["game_id"] for g in listed]
+
+
+def handshake(server: Server, room_id: str, origin: str) -> str:
+    """A raw WebSocket handshake; the status line of the answer."""
+    host, port = server.http.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=5) as raw:
+        raw.sendall(
+            (
+                f"GET /ws/{room_id} HTTP/1.1\r\nHost: {host}:{port}\r\n"
+                "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+                "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+                f"Origin: {origin}\r\n\r\n"
+            ).encode()
+        )
+        return raw.recv(4096).decode(errors="replace").split("\r\n")[0]
+
+
+def test_origin_is_checked_before_the_handshake(server: Server) -> None:
+    room_id = new_room(server)
+    assert " 403 " in handshake(server, room_id, "https://evil.example") + " "
+    assert " 101 " in handshake(server, room_id, "https://friends.example") + " "
+    assert " 101 " in handshake(server, room_id, server.http) + " "
+
+
+def close_code(ws: ClientConnection) -> int | None:
+    with pytest.raises(ConnectionClosed) as closed:
+        while True:
+            ws.recv(timeout=RECV_TIMEOUT)
+    return closed.value.rcvd.code if closed.value.rcvd else None
+
+
+def test_big_and_binary_frames_and_unknown_rooms_are_closed(server: Server) -> None:
+    room_id = new_room(server)
+    with server.socket(room_id) as ws:
+        ws.send("x" * 4097)
+        assert close_code(ws) == 1009
+    with server.socket(room_id) as ws:
+        ws.send(b'{"type":"ping"}')
+        assert close_code(ws) == 1003
+    with server.socket("nosuchroom") as ws:
+        assert close_code(ws) == 4404
+    with server.socket(room_id) as ws:  # still serving, and exactly 4096 bytes is fine
+        ws.send('{"type":"ping","pad":"' + "x" * (4096 - 25) + '"}')
+        assert recv(ws) == {"type": "pong"}
