@@ -36,6 +36,7 @@ const page = {
   pendingTimer: null,
   clockOffset: 0, // server clock minus local clock, seconds
   places: new Map(), // game_id -> saved game's players, for the finishing places
+  lastTurnKey: null, // the last turn of ours the view was scrolled to
 };
 
 const conn = new Connection(roomId, { hello, onMessage, onStatus });
@@ -313,14 +314,14 @@ function renderTable(state) {
         return h(
           "li",
           { class: classes.filter(Boolean).join(" "), dataset: { seat: p.seat }, "aria-current": turn ? "true" : null },
-          p.out ? h("span", { class: "opp-out" }, "out") : cupSvg(p.dice),
-          h("span", { class: "opp-name" }, presenceDot(p), h("span", { class: "name-text" }, p.name)),
           h(
             "span",
-            { class: "opp-status" },
-            badges(state, p).filter((b) => !b.classList.contains("host")),
+            { class: "opp-top" },
+            p.out ? h("span", { class: "opp-out" }, "out") : cupSvg(p.dice),
             bid ? h("span", { class: "opp-bid", title: "Their last bid" }, bidChip(bid)) : null,
           ),
+          h("span", { class: "opp-name" }, presenceDot(p), h("span", { class: "name-text" }, p.name)),
+          h("span", { class: "opp-status" }, badges(state, p).filter((b) => !b.classList.contains("host"))),
         );
       }),
   );
@@ -383,6 +384,18 @@ function renderTable(state) {
   calza.disabled = !(legal.calza && ready);
 
   renderEnd(state);
+  if (myTurn) bringIntoView(`${round.number}:${round.bids.length}`);
+}
+
+/** Once per turn of yours: scroll so the standing bid and your controls are both on screen. */
+function bringIntoView(turnKey) {
+  if (page.lastTurnKey === turnKey) return;
+  page.lastTurnKey = turnKey;
+  const bottom = byId("actions").getBoundingClientRect().bottom;
+  if (bottom > window.innerHeight || byId("center").getBoundingClientRect().top < 0) {
+    const smooth = !window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+    byId("center").scrollIntoView({ block: "start", behavior: smooth ? "smooth" : "auto" });
+  }
 }
 
 /** Round 1 only: who rolled what to decide the opener. */

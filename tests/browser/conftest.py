@@ -44,7 +44,8 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="session")
 def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """Base URL of a `perudo serve` subprocess with its own SQLite file and instant bots."""
+    """Base URL of a `perudo serve` subprocess: its own SQLite file, instant bots, and a short
+    grace before a bot plays for a disconnected person."""
     _chromium()
     tmp = tmp_path_factory.mktemp("server")
     port = _free_port()
@@ -52,6 +53,7 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         **os.environ,
         "PERUDO_DATABASE_URL": f"sqlite:///{tmp}/p.db",
         "PERUDO_BOT_DELAY_MS": "0",
+        "PERUDO_DISCONNECT_GRACE_SECONDS": "3",
     }
     perudo = Path(sys.executable).with_name("perudo")
     log = (tmp / "server.log").open("wb")

@@ -117,3 +117,12 @@ class Player:
 
     def close(self) -> None:
         self.context.close()
+
+
+def wait_for_answer(player: Player, seq_before: str) -> None:
+    """Until the page shows a newer state, or a reveal."""
+    player.page.wait_for_function(
+        """seq => document.getElementById("room").dataset.seq !== seq
+                  || !document.getElementById("reveal").hidden""",
+        arg=seq_before,
+    )

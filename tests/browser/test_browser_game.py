@@ -10,7 +10,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser
 
-from tests.browser.helpers import Player
+from tests.browser.helpers import Player, wait_for_answer
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -71,15 +71,6 @@ def check_no_hidden_dice(players: list[Player]) -> None:
         state = player.shown_state()
         assert player.my_dice() == sorted(state["you"]["dice"]), player.name
         assert player.page.locator("#reveal-cups .die").count() == 0, player.name
-
-
-def wait_for_answer(player: Player, seq_before: str) -> None:
-    """Until the page shows a newer state, or a reveal."""
-    player.page.wait_for_function(
-        """seq => document.getElementById("room").dataset.seq !== seq
-                  || !document.getElementById("reveal").hidden""",
-        arg=seq_before,
-    )
 
 
 def refresh_keeps_seat(player: Player, room_id: str) -> None:
@@ -259,5 +250,8 @@ def check_replay(player: Player, game_id: str, rounds: int) -> None:
         if number < rounds:
             player.page.click("#next-btn")
     assert player.page.is_disabled("#next-btn")
+    player.page.goto(f"{player.base}/games")
+    player.page.wait_for_selector(f'#games a[href="/games/{game_id}"]')
+    player.page.go_back()
     player.page.go_back()
     player.page.wait_for_selector("#end:not([hidden])")
