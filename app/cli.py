@@ -24,7 +24,6 @@ def serve(host: str, port: int) -> None:
         ws_max_size=WS_MAX_SIZE,
         ws_max_queue=WS_MAX_QUEUE,
         ws_per_message_deflate=False,
-        proxy_headers=False,
     )
 
 

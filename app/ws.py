@@ -30,10 +30,10 @@ from app.protocol import (
     parse_client_message,
 )
 from app.rooms import Registry, Room
+from app.rooms.room import UNKNOWN_ROOM
 
 router = APIRouter()
 
-UNKNOWN_ROOM = 4404
 CLOSE_UNSUPPORTED = 1003
 CLOSE_POLICY = 1008
 CLOSE_TOO_BIG = 1009

@@ -72,6 +72,7 @@ BOT_NAMES = (
 )  # fmt: skip
 AUTOPLAY_LEVEL: BotLevel = "normal"
 SUPERSEDED = 4000
+UNKNOWN_ROOM = 4404
 
 
 class Connection(Protocol):
@@ -153,6 +154,7 @@ class Room:
         self._turn_deadline: float | None = None
         self._jitter = 0.0
         self._tasks: set[asyncio.Task[None]] = set()
+        self._closed = False
         self.last_change = scheduler.now()
 
     # ----- queries -------------------------------------------------------------------------
@@ -184,6 +186,9 @@ class Room:
     async def hello(self, conn: Connection, message: Hello) -> None:
         """Seat, re-seat or seat-less: answer `welcome`, then everyone gets a `state`."""
         async with self.lock:
+            if self._closed:  # dropped from the registry after this socket found it
+                conn.close(UNKNOWN_ROOM)
+                return
             if isinstance(message, Join):
                 seat, token = self._join(conn, message.name)
             elif isinstance(message, Resume):
@@ -229,6 +234,7 @@ class Room:
     async def close(self, code: int = 1001) -> None:
         """Stop timers and close every connection (the room is being dropped)."""
         async with self.lock:
+            self._closed = True
             self._cancel_timer()
             for conn in self._viewers:
                 conn.close(code)

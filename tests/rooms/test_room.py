@@ -172,3 +172,6 @@ async def test_registry_drops_idle_lobbies_and_finished_rooms(clock: ManualSched
     await clock.advance(300)
     assert await registry.sweep() == [idle.room_id]
     assert registry.get(watched.room_id) is watched and len(registry) == 1
+    late = FakeConnection()  # found the room just before it was dropped
+    await say(idle, late, type="join", name="Late")
+    assert late.closed == 4404 and late.frames == []
