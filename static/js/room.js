@@ -183,6 +183,11 @@ function nameOf(state, seat) {
   return player(state, seat)?.name ?? `Seat ${seat + 1}`;
 }
 
+/** A name in the middle of a sentence: "by you", "by Anna". */
+function byName(state, seat) {
+  return seat === state.you.seat ? "you" : nameOf(state, seat);
+}
+
 function isHost(state) {
   return state.you.seat !== null && state.host === state.you.seat;
 }
@@ -342,7 +347,7 @@ function renderTable(state) {
       standing,
       h("span", { class: "standing-label" }, "Standing bid"),
       h("span", { class: "standing-bid" }, bidChip(round.bid, { small: false })),
-      h("span", { class: "standing-by" }, `by ${nameOf(state, round.bid.seat)}`),
+      h("span", { class: "standing-by" }, `by ${byName(state, round.bid.seat)}`),
     );
   } else if (playing) {
     const opener = round.opener === state.you.seat ? "You open" : `${nameOf(state, round.opener)} opens`;
@@ -434,7 +439,7 @@ function startReveal(result) {
     byId("reveal-bid"),
     "On the bid ",
     bidChip(result.bid, { small: false }),
-    ` by ${name(result.bid.seat)}`,
+    ` by ${byName(state, result.bid.seat)}`,
     result.palifico ? " (palifico: aces not wild)" : "",
   );
   fill(byId("reveal-cups"), revealRows(result, name));

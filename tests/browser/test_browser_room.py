@@ -109,7 +109,7 @@ def test_dropped_socket_reconnects_to_the_same_seat(host: Player) -> None:
     assert host.page.inner_text("#conn-banner") == ""
 
 
-def test_bots_levels_timer_and_keyboard_play(host: Player) -> None:
+def test_bots_levels_timer_and_keyboard_play(host: Player, browser: Browser) -> None:
     create_room(host, timer="60")
     for level in ("hard", "easy"):
         host.page.select_option("#bot-level", level)
@@ -119,6 +119,16 @@ def test_bots_levels_timer_and_keyboard_play(host: Player) -> None:
     host.page.click("#start-btn")
     host.page.wait_for_selector("#actions[data-my-turn=true]")
     assert host.page.locator("#opponents .badge.bot").count() == 2
+
+    # A spectator sees every player as a cup, and no dice at all.
+    spectator = browser.new_context()
+    watcher = spectator.new_page()
+    watcher.goto(host.page.url)
+    watcher.wait_for_selector("#table:not([hidden])")
+    assert watcher.locator("#opponents .opp").count() == 3
+    assert watcher.is_hidden("#me") and watcher.is_hidden("#actions")
+    assert watcher.locator("[data-die]").count() == 0
+    spectator.close()
 
     # The countdown runs from round.turn_deadline.
     timer = host.page.locator("#timer")
@@ -207,3 +217,23 @@ def test_join_by_code_from_the_start_page(host: Player) -> None:
     page.fill("#join-code", f"  {room_id} ")
     page.click("#join-form button[type=submit]")
     page.wait_for_url(f"**/r/{room_id}")
+
+
+def test_leaving_the_lobby_frees_the_seat(browser: Browser, live_server: str) -> None:
+    anna, bela = Player(browser, live_server, "Anna"), Player(browser, live_server, "Béla")
+    try:
+        room_url = create_room(anna)
+        bela.page.goto(room_url)
+        bela.page.fill("#join-name", "Béla")
+        bela.page.click("#join-form button[type=submit]")
+        bela.page.wait_for_selector("#seats .seat.you")
+        anna.page.wait_for_selector("#seats .seat:not(.empty):not(.you)")
+        bela.page.click("#leave-btn")
+        bela.page.wait_for_selector("#join-card:not([hidden])")
+        assert bela.page.locator("#seats .seat.you").count() == 0
+        anna.page.wait_for_function(
+            "() => document.querySelectorAll('#seats .seat:not(.empty)').length === 1"
+        )
+    finally:
+        anna.close()
+        bela.close()
