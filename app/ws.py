@@ -29,7 +29,7 @@ from app.protocol import (
     error_frame,
     parse_client_message,
 )
-from app.rooms import Registry, Room
+from app.rooms import Connection, Registry, Room
 from app.rooms.room import UNKNOWN_ROOM
 
 router = APIRouter()
@@ -182,16 +182,25 @@ async def _serve(websocket: WebSocket, room: Room, conn: WsConnection) -> None:
                 conn.close(CLOSE_POLICY)
                 return
             continue
-        try:
-            message = parse_client_message(text)
-            if isinstance(message, Ping):
-                conn.send(PONG)
-            elif said_hello:
-                await room.receive(conn, message)
-            elif isinstance(message, Join | Resume | Watch):
-                await room.hello(conn, message)
-                said_hello = True
-            else:
-                raise ProtocolError("not_joined", "Say hello first: join, resume or watch.")
-        except ProtocolError as exc:
-            conn.send(error_frame(exc.code, exc.message))
+        said_hello = await handle_text(room, conn, text, said_hello)
+
+
+async def handle_text(room: Room, conn: Connection, text: str, said_hello: bool) -> bool:
+    """Parse and apply one text frame, answering a refusal with an `error` frame.
+
+    Returns whether the connection has said hello once this frame is handled.
+    """
+    try:
+        message = parse_client_message(text)
+        if isinstance(message, Ping):
+            conn.send(PONG)
+        elif said_hello:
+            await room.receive(conn, message)
+        elif isinstance(message, Join | Resume | Watch):
+            await room.hello(conn, message)
+            return True
+        else:
+            raise ProtocolError("not_joined", "Say hello first: join, resume or watch.")
+    except ProtocolError as exc:
+        conn.send(error_frame(exc.code, exc.message))
+    return said_hello

@@ -32,7 +32,8 @@ class FakeConnection:
 
     @property
     def state(self) -> dict[str, Any]:
-        return next(f for f in reversed(self.frames) if f["type"] == "state")
+        """The newest `state` received ({} before the first)."""
+        return next((f for f in reversed(self.frames) if f["type"] == "state"), {})
 
 
 class MemoryStore:
