@@ -5,9 +5,27 @@ from __future__ import annotations
 import argparse
 
 import uvicorn
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
 WS_MAX_SIZE = 4096  # PROTOCOL.md: larger text frames are closed with 1009
 WS_MAX_QUEUE = 4
+INVALID_PAYLOAD = 1007
+
+
+class SansIOProtocol(WebSocketsSansIOProtocol):
+    """uvicorn's `websockets-sansio` protocol, closing a text frame of invalid UTF-8 with 1007
+    quietly: the stock one logs a traceback for it, and no input may put one in our log."""
+
+    def send_receive_event_to_app(self) -> None:
+        if self.curr_msg_data_type == "text" and not self.close_sent:
+            try:
+                b"".join(self.frames).decode()
+            except UnicodeDecodeError:
+                self.frames = []
+                self.conn.send_close(INVALID_PAYLOAD)
+                self.handle_parser_exception()
+                return
+        super().send_receive_event_to_app()
 
 
 def serve(host: str, port: int) -> None:
@@ -20,7 +38,7 @@ def serve(host: str, port: int) -> None:
         workers=1,
         loop="uvloop",
         http="httptools",
-        ws="websockets-sansio",
+        ws=SansIOProtocol,
         ws_max_size=WS_MAX_SIZE,
         ws_max_queue=WS_MAX_QUEUE,
         ws_per_message_deflate=False,

@@ -133,19 +133,62 @@ def test_two_people_play_a_full_game(server: Server) -> None:
     assert states[0]["game_id"] in [g["game_id"] for g in listed]
 
 
-def handshake(server: Server, room_id: str, origin: str) -> str:
-    """A raw WebSocket handshake; the status line of the answer."""
+def raw_socket(server: Server, room_id: str, origin: str) -> tuple[socket.socket, str]:
+    """A raw WebSocket handshake: the open socket and the status line of the answer."""
     host, port = server.http.removeprefix("http://").split(":")
-    with socket.create_connection((host, int(port)), timeout=5) as raw:
-        raw.sendall(
-            (
-                f"GET /ws/{room_id} HTTP/1.1\r\nHost: {host}:{port}\r\n"
-                "Upgrade: websocket\r\nConnection: Upgrade\r\n"
-                "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
-                f"Origin: {origin}\r\n\r\n"
-            ).encode()
-        )
-        return raw.recv(4096).decode(errors="replace").split("\r\n")[0]
+    raw = socket.create_connection((host, int(port)), timeout=5)
+    raw.sendall(
+        (
+            f"GET /ws/{room_id} HTTP/1.1\r\nHost: {host}:{port}\r\n"
+            "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+            "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+            f"Origin: {origin}\r\n\r\n"
+        ).encode()
+    )
+    answer = b""
+    while b"\r\n\r\n" not in answer:
+        chunk = raw.recv(4096)
+        if not chunk:
+            break
+        answer += chunk
+    return raw, answer.decode(errors="replace").split("\r\n")[0]
+
+
+def handshake(server: Server, room_id: str, origin: str) -> str:
+    raw, status = raw_socket(server, room_id, origin)
+    raw.close()
+    return status
+
+
+def frame(opcode: int, payload: bytes, fin: bool = True) -> bytes:
+    """One masked client frame (RFC 6455), payloads under 64 KiB."""
+    mask = os.urandom(4)
+    size = (
+        bytes([0x80 | len(payload)])
+        if len(payload) < 126
+        else (bytes([0x80 | 126]) + len(payload).to_bytes(2, "big"))
+    )
+    masked = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+    return bytes([(0x80 if fin else 0) | opcode]) + size + mask + masked
+
+
+def raw_close_code(raw: socket.socket) -> int:
+    """Read the server's frames until its close frame; the code in it."""
+    data = b""
+    while True:
+        chunk = raw.recv(65536)
+        assert chunk, "connection dropped without a close frame"
+        data += chunk
+        while len(data) >= 2:
+            opcode, length = data[0] & 0x0F, data[1] & 0x7F
+            start = 2 if length < 126 else 4
+            if length == 126:
+                length = int.from_bytes(data[2:4], "big")
+            if len(data) < start + length:
+                break
+            if opcode == 0x8:
+                return int.from_bytes(data[start : start + 2], "big")
+            data = data[start + length :]
 
 
 def test_origin_is_checked_before_the_handshake(server: Server) -> None:
@@ -160,6 +203,34 @@ def close_code(ws: ClientConnection) -> int | None:
         while True:
             ws.recv(timeout=RECV_TIMEOUT)
     return closed.value.rcvd.code if closed.value.rcvd else None
+
+
+def test_raw_hostile_frames_close_cleanly(server: Server) -> None:
+    """Invalid UTF-8, fragments adding up past the limit, a socket cut mid-game: each is
+    closed or forgotten, and the server log stays free of errors (checked at teardown)."""
+    room_id = new_room(server)
+    cases = [
+        ([frame(0x1, b'{"type":"ping","x":"\xff\xfe"}')], 1007),
+        ([frame(0x1, b"x" * 3000, fin=False), frame(0x0, b"y" * 3000)], 1009),
+        ([frame(0x1, b'{"type":"ping"}', fin=False), frame(0x2, b"z")], 1002),
+    ]
+    for frames, code in cases:
+        raw, status = raw_socket(server, room_id, server.http)
+        with raw:
+            assert " 101 " in status
+            raw.sendall(b"".join(frames))
+            assert raw_close_code(raw) == code
+    raw, _ = raw_socket(server, room_id, server.http)
+    raw.sendall(frame(0x1, b'{"type":"join","name":"Cut"}'))
+    raw.recv(4096)
+    raw.close()  # no close frame at all
+    with server.socket(room_id) as ws:
+        ws.send(json.dumps({"type": "watch"}))
+        assert recv(ws)["type"] == "welcome"
+        state = next_state(ws)
+        assert state["players"][0]["name"] == "Cut"
+        while state["players"][0]["connected"]:
+            state = next_state(ws)
 
 
 def test_big_and_binary_frames_and_unknown_rooms_are_closed(server: Server) -> None:
