@@ -136,10 +136,9 @@ class Ping(_Message):
 
 
 Hello = Join | Resume | Watch
-ClientMessage = Annotated[
-    Join
-    | Resume
-    | Watch
+# What a room handles once a connection has said hello (`ping` never reaches the room).
+RoomMessage = (
+    Hello
     | SettingsChange
     | AddBot
     | Kick
@@ -150,9 +149,8 @@ ClientMessage = Annotated[
     | Chat
     | Leave
     | Rematch
-    | Ping,
-    Field(discriminator="type"),
-]
+)
+ClientMessage = Annotated[RoomMessage | Ping, Field(discriminator="type")]
 _CLIENT_MESSAGE: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
 
 

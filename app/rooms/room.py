@@ -43,17 +43,16 @@ from app.protocol import (
     BotLevel,
     CalzaMessage,
     Chat,
-    ClientMessage,
     DudoMessage,
     ErrorCode,
     Hello,
     Join,
     Kick,
     Leave,
-    Ping,
     ProtocolError,
     Rematch,
     Resume,
+    RoomMessage,
     RoomSettings,
     SettingsChange,
     Start,
@@ -201,13 +200,13 @@ class Room:
             )
             self._changed()
 
-    async def receive(self, conn: Connection, message: ClientMessage) -> None:
+    async def receive(self, conn: Connection, message: RoomMessage) -> None:
         """Apply one message from a connection that said hello; ProtocolError if refused."""
         async with self.lock:
             if conn not in self._viewers:
                 return  # superseded by a newer connection on its seat; being closed
             seat = self._viewers[conn]
-            if isinstance(message, Join | Resume | Watch | Ping):
+            if isinstance(message, Join | Resume | Watch):
                 raise ProtocolError("bad_message", "This connection has already said hello.")
             if isinstance(message, Chat):
                 self._chat(seat, message.text)
@@ -326,9 +325,12 @@ class Room:
             self.host = self._next_host()
 
     def _next_host(self) -> int | None:
-        """The lowest seated human still at the table (None: nobody, a newcomer hosts)."""
+        """The lowest seated human still at the table. With none left, a lobby waits for a
+        newcomer to host (None); a game keeps its departed host, who may resume."""
         humans = [s.number for s in self._seat_list() if not s.bot and not s.autoplay]
-        return humans[0] if humans else self.host if self.game is not None else None
+        if humans:
+            return humans[0]
+        return self.host if self.game is not None else None
 
     def _free(self, seat: Seat) -> None:
         del self.seats[seat.number]
