@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -12,10 +13,10 @@ class Settings(BaseSettings):
 
     database_url: str = "sqlite:///./data/perudo.db"
     allowed_origins: str = ""
-    bot_delay_ms: int = 900
-    disconnect_grace_seconds: float = 20.0
-    lobby_ttl_seconds: float = 1800.0
-    finished_ttl_seconds: float = 1800.0
+    bot_delay_ms: int = Field(900, ge=0)
+    disconnect_grace_seconds: float = Field(20.0, ge=0)
+    lobby_ttl_seconds: float = Field(1800.0, gt=0)
+    finished_ttl_seconds: float = Field(1800.0, gt=0)
     migrate_on_start: bool = True
 
     def origins(self) -> frozenset[str]:
