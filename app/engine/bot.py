@@ -19,7 +19,7 @@ import math
 import random
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from app.engine.bids import ACE, FACES, Bid
 from app.engine.game import MAX_DICE, Action, Calza, Dudo, count_matching
@@ -29,6 +29,15 @@ BotLevel = Literal["easy", "normal", "hard"]
 BOT_LEVELS: tuple[BotLevel, ...] = ("easy", "normal", "hard")
 
 Distribution = tuple[float, ...]
+HandKey = tuple[int, float, float | None, float]  # the arguments of `_hand`
+
+
+class Unseen(NamedTuple):
+    """The matching dice among every die the bot cannot see, for one face."""
+
+    pmf: Distribution
+    tails: Distribution  # tails[k] = P(at least k)
+    mean: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,7 +45,8 @@ class Style:
     """How one level plays; every number is a tuning knob of the cost model above."""
 
     inference: float  # log-odds shift per bid an opponent made on a face (0: ignore bids)
-    read_caller: bool  # model when the next player calls dudo (False: assume they always do)
+    trust: float  # 0..1, how far an opponent's bid quantity is taken as a claim on their dice
+    caller: int  # next player's dudo: 0 assume always, 1 vs a blind mean, 2 reading our bids too
     continuation: float  # share of the round's die still ours when the next player raises
     noise: float  # standard deviation added to each option's expected die loss
     bluff: float  # chance to raise on another face than the best one, if it is nearly as good
@@ -45,9 +55,9 @@ class Style:
 
 
 STYLES: dict[BotLevel, Style] = {
-    "easy": Style(0.3, False, 0.4, 0.12, 0.25, 0.25, 0.15),
-    "normal": Style(0.6, True, 0.4, 0.05, 0.12, 0.12, 0.08),
-    "hard": Style(0.9, True, 0.4, 0.02, 0.08, 0.06, 0.04),
+    "easy": Style(0.2, 0.0, 0, 0.4, 0.12, 0.2, 0.25, 0.15),
+    "normal": Style(0.4, 0.0, 1, 0.4, 0.05, 0.12, 0.12, 0.08),
+    "hard": Style(0.6, 0.3, 2, 0.5, 0.01, 0.08, 0.06, 0.04),
 }
 
 # Weight of the signal each kind of bid carries about the bidder's own dice.
@@ -57,6 +67,7 @@ SIGNAL_LOCKED = 0.4  # a raise on a palifico round's locked face: the bidder had
 SIGNAL_CAP = 2.0
 ACES_SPILL = 0.5  # in a normal round, aces bid by a player count towards every face
 CALL_SOFTNESS = 0.75  # how sharply the next player's dudo follows the bid's excess over their mean
+CLAIM_SOFTNESS = 0.8  # how sharply a bid's plausibility to its bidder follows their own dice
 TEMPO = 0.01  # among equally safe raises, prefer the higher bar
 
 
@@ -125,12 +136,13 @@ def _raises(table: _Table, min_quantity: list[int | None], style: Style) -> list
             continue
         # Raises far below the expected count all cost about the same: skip all but the top few.
         floor = int(table.expected(face)) - 3
+        seen = table.seen_by_next(face) if style.caller else 0.0
         for quantity in range(max(least, floor), table.total + 1):
             bid = Bid(quantity, face)
             held = table.holds(bid)
             if held < 0.05 and found:
                 break
-            called = table.call_chance(bid) if style.read_caller else 1.0
+            called = table.call_chance(bid, seen) if style.caller else 1.0
             cost = called * (1.0 - held) + (1.0 - called) * share
             found.append((cost - TEMPO * quantity / table.total, bid))
     return found
@@ -147,9 +159,11 @@ class _Table:
     standing: Bid | None
     counts: dict[int, int]  # active seats -> dice held
     next_seat: int | None
-    signals: dict[int, list[float]]  # other seat -> how strongly its bids point at face 1..6
-    inference: float
-    _unknown: dict[int, tuple[Distribution, Distribution]] = field(default_factory=dict)
+    signals: dict[int, list[float]]  # seat -> how strongly its bids point at face 1..6
+    claims: dict[tuple[int, int], float]  # (other seat, face) -> matching dice its bids imply
+    style: Style
+    _unseen: dict[int, Unseen] = field(default_factory=dict)
+    _keys: dict[tuple[int, int], HandKey] = field(default_factory=dict)
 
     @classmethod
     def read(cls, view: GameView, style: Style) -> _Table:
@@ -171,85 +185,126 @@ class _Table:
             standing=Bid(standing["quantity"], standing["face"]) if standing else None,
             counts=counts,
             next_seat=later[0] if later else None,
-            signals=_signals(round_["bids"], me, palifico),
-            inference=style.inference,
+            signals=_signals(round_["bids"], palifico),
+            claims=_claims(round_["bids"], me, counts, palifico) if style.trust else {},
+            style=style,
         )
 
     def holds(self, bid: Bid) -> float:
         """P(the table shows at least `bid.quantity` dice meeting `bid`)."""
         needed = bid.quantity - self.own_counts[bid.face - 1]
-        tails = self._distribution(bid.face)[1]
+        tails = self._distribution(bid.face).tails
         return tails[max(0, needed)] if needed < len(tails) else 0.0
 
     def exact(self, bid: Bid) -> float:
         """P(the table shows exactly `bid.quantity` dice meeting `bid`)."""
         needed = bid.quantity - self.own_counts[bid.face - 1]
-        pmf = self._distribution(bid.face)[0]
+        pmf = self._distribution(bid.face).pmf
         return pmf[needed] if 0 <= needed < len(pmf) else 0.0
 
     def expected(self, face: int) -> float:
         """The expected number of dice on the table meeting a bid on `face`."""
-        return self.own_counts[face - 1] + sum(
-            dice * self.tilt(seat, face) for seat, dice in self.counts.items() if seat != self.me
-        )
+        return self.own_counts[face - 1] + self._distribution(face).mean
 
-    def call_chance(self, bid: Bid) -> float:
-        """P(the next player calls dudo on `bid`): likelier the more it exceeds their mean.
+    def seen_by_next(self, face: int) -> float:
+        """What the next player expects, on `face`, of the dice they cannot see.
 
-        Their mean is their own matching dice (estimated like any opponent's) plus the
-        expected share of every die they cannot see.
+        Level 1: their share of every such die. Level 2: each player's dice shifted by that
+        player's bids, ours included, counting the raise we are about to make on `face`.
         """
         seat = self.next_seat
         if seat is None or seat == self.me:
             return 0.0
-        theirs = self.counts[seat]
-        blind_mean = (self.total - theirs) * _base_p(bid.face, self.palifico)
+        if self.style.caller < 2:
+            return (self.total - self.counts[seat]) * _base_p(face, self.palifico)
+        ours = list(self.signals.get(self.me, [0.0] * 6))
+        standing = self.standing
+        if standing is None or standing.face != face:
+            ours[face - 1] = min(SIGNAL_CAP, ours[face - 1] + SIGNAL_CHOSEN)
+        else:
+            kept = SIGNAL_LOCKED if self.palifico else SIGNAL_KEPT
+            ours[face - 1] = min(SIGNAL_CAP, ours[face - 1] + kept)
+        mine = _tilted(face, self.palifico, ours, self.style.inference)
+        return self.counts[self.me] * mine + sum(
+            _hand_mean(self._hand_key(other, face))
+            for other in self.counts
+            if other not in (self.me, seat)
+        )
+
+    def call_chance(self, bid: Bid, seen: float) -> float:
+        """P(the next player calls dudo on `bid`): likelier the more it exceeds their mean,
+        their own matching dice (estimated like any opponent's) plus `seen_by_next`."""
+        seat = self.next_seat
+        if seat is None or seat == self.me:
+            return 0.0
         chance = 0.0
-        for matching, weight in enumerate(_binomial(theirs, self.tilt(seat, bid.face))):
-            excess = bid.quantity - matching - blind_mean
-            chance += weight * _logistic(excess / CALL_SOFTNESS)
+        for matching, weight in enumerate(self.hand(seat, bid.face)):
+            chance += weight * _logistic((bid.quantity - matching - seen) / CALL_SOFTNESS)
         return chance
 
-    def tilt(self, seat: int, face: int) -> float:
-        """P(one die of `seat` meets a bid on `face`), given that seat's bids this round."""
-        return _tilted(face, self.palifico, self.signals.get(seat), self.inference)
+    def hand(self, seat: int, face: int) -> Distribution:
+        """P(`seat` holds k dice meeting a bid on `face`), k = 0..dice, given its bids."""
+        return _hand(*self._hand_key(seat, face))
 
-    def _distribution(self, face: int) -> tuple[Distribution, Distribution]:
-        """(pmf, tails) of the matching dice among all dice the bot cannot see."""
-        cached = self._unknown.get(face)
+    def _hand_key(self, seat: int, face: int) -> HandKey:
+        key = self._keys.get((seat, face))
+        if key is None:
+            p = _tilted(face, self.palifico, self.signals.get(seat), self.style.inference)
+            key = (self.counts[seat], p, self.claims.get((seat, face)), self.style.trust)
+            self._keys[seat, face] = key
+        return key
+
+    def _distribution(self, face: int) -> Unseen:
+        cached = self._unseen.get(face)
         if cached is None:
-            untilted = 0
-            parts: list[tuple[int, float]] = []
             base = _base_p(face, self.palifico)
+            untouched = 0
+            parts: list[HandKey] = []
             for seat, dice in self.counts.items():
                 if seat == self.me:
                     continue
-                p = self.tilt(seat, face)
-                if p == base:
-                    untilted += dice
+                key = self._hand_key(seat, face)
+                if key[1] == base and key[2] is None:
+                    untouched += dice
                 else:
-                    parts.append((dice, p))
-            parts.append((untilted, base))
-            cached = _sum_of_binomials(tuple(sorted(parts)))
-            self._unknown[face] = cached
+                    parts.append(key)
+            parts.append((untouched, base, None, 0.0))
+            cached = _sum_of_hands(tuple(parts))
+            self._unseen[face] = cached
         return cached
 
 
-def _signals(bids: list[dict[str, Any]], me: int, palifico: bool) -> dict[int, list[float]]:
-    """Per other seat, how strongly its bids this round point at each face 1..6 (index 0..5)."""
+def _signals(bids: list[dict[str, Any]], palifico: bool) -> dict[int, list[float]]:
+    """Per seat, how strongly its bids this round point at each face 1..6 (index 0..5)."""
     strength: dict[int, list[float]] = {}
     previous: int | None = None
     for placed in bids:
         seat, face = placed["seat"], placed["face"]
-        if seat != me:
-            if previous is None or face != previous:
-                weight = SIGNAL_CHOSEN
-            else:
-                weight = SIGNAL_LOCKED if palifico else SIGNAL_KEPT
-            per_face = strength.setdefault(seat, [0.0] * 6)
-            per_face[face - 1] = min(SIGNAL_CAP, per_face[face - 1] + weight)
+        if previous is None or face != previous:
+            weight = SIGNAL_CHOSEN
+        else:
+            weight = SIGNAL_LOCKED if palifico else SIGNAL_KEPT
+        per_face = strength.setdefault(seat, [0.0] * 6)
+        per_face[face - 1] = min(SIGNAL_CAP, per_face[face - 1] + weight)
         previous = face
     return strength
+
+
+def _claims(
+    bids: list[dict[str, Any]], me: int, counts: dict[int, int], palifico: bool
+) -> dict[tuple[int, int], float]:
+    """Per (other seat, face): the most matching dice that seat's bids on the face imply it
+    holds, i.e. the quantity beyond what it can expect among the dice it cannot see."""
+    total = sum(counts.values())
+    claims: dict[tuple[int, int], float] = {}
+    for placed in bids:
+        seat, face = placed["seat"], placed["face"]
+        if seat == me or seat not in counts:
+            continue
+        implied = placed["quantity"] - (total - counts[seat]) * _base_p(face, palifico)
+        key = (seat, face)
+        claims[key] = round(max(implied, claims.get(key, -math.inf)), 1)
+    return claims
 
 
 def _tilted(face: int, palifico: bool, signals: list[float] | None, inference: float) -> float:
@@ -279,12 +334,31 @@ def _binomial(n: int, p: float) -> Distribution:
     return tuple(math.comb(n, k) * p**k * (1.0 - p) ** (n - k) for k in range(n + 1))
 
 
+@lru_cache(maxsize=8192)
+def _hand(n: int, p: float, claim: float | None, trust: float) -> Distribution:
+    """Binomial(n, p) weighted by how plausible the bidder's claim is with k matching dice."""
+    prior = _binomial(n, p)
+    if claim is None or trust == 0.0:
+        return prior
+    weighted = [
+        weight * (1.0 - trust + trust * _logistic((k - claim) / CLAIM_SOFTNESS))
+        for k, weight in enumerate(prior)
+    ]
+    scale = sum(weighted)
+    return tuple(weight / scale for weight in weighted)
+
+
+@lru_cache(maxsize=8192)
+def _hand_mean(key: HandKey) -> float:
+    return sum(k * weight for k, weight in enumerate(_hand(*key)))
+
+
 @lru_cache(maxsize=16384)
-def _sum_of_binomials(parts: tuple[tuple[int, float], ...]) -> tuple[Distribution, Distribution]:
-    """(pmf, tails) of a sum of independent binomials; tails[k] = P(X >= k)."""
+def _sum_of_hands(parts: tuple[HandKey, ...]) -> Unseen:
+    """The sum of independent hands, each given by its `_hand` arguments."""
     pmf: list[float] = [1.0]
-    for n, p in parts:
-        step = _binomial(n, p)
+    for part in parts:
+        step = _hand(*part)
         merged = [0.0] * (len(pmf) + len(step) - 1)
         for i, a in enumerate(pmf):
             for j, b in enumerate(step):
@@ -293,4 +367,4 @@ def _sum_of_binomials(parts: tuple[tuple[int, float], ...]) -> tuple[Distributio
     tails = [0.0] * (len(pmf) + 1)
     for k in range(len(pmf) - 1, -1, -1):
         tails[k] = tails[k + 1] + pmf[k]
-    return tuple(pmf), tuple(tails)
+    return Unseen(tuple(pmf), tuple(tails), sum(k * weight for k, weight in enumerate(pmf)))
