@@ -42,7 +42,7 @@ def _free_port() -> int:
         return port
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """Base URL of a `perudo serve` subprocess: its own SQLite file, instant bots, and a short
     grace before a bot plays for a disconnected person."""
@@ -88,9 +88,10 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         log.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    """One headless Chromium for the whole session; each test opens its own contexts."""
+    """One headless Chromium per test module (gone before other suites run); each test opens
+    its own contexts."""
     executable = _chromium()
     with sync_playwright() as playwright:
         chromium = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
