@@ -79,7 +79,7 @@ function onMessage(msg) {
 function receiveState(state) {
   if (state.seq <= page.seq) return; // older than what we hold
   page.seq = state.seq;
-  const serverNow = state.server_time ?? state.now;
+  const serverNow = state.server_time;
   if (typeof serverNow === "number") page.clockOffset = serverNow - Date.now() / 1000;
   settle();
   const last = page.queue.at(-1);

@@ -58,9 +58,14 @@ class Player:
         self.watch(self.page)
 
     def watch(self, page: Page) -> None:
-        """Record the messages `page` receives, and its script errors."""
+        """Record the messages `page` receives, its script errors and console errors (a broken
+        Content-Security-Policy or a failed fetch shows up there)."""
         page.on("websocket", self._on_socket)
         page.on("pageerror", lambda error: self.page_errors.append(str(error)))
+        page.on(
+            "console",
+            lambda msg: self.page_errors.append(msg.text) if msg.type == "error" else None,
+        )
 
     def _on_socket(self, ws: WebSocket) -> None:
         ws.on("framereceived", self._on_frame)

@@ -15,7 +15,7 @@ from tests.browser.helpers import Player, wait_for_answer
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 GAME_SECONDS = 150
-THOROUGH_PICKER_CHECKS = 2
+THOROUGH_PICKER_CHECKS = 3
 
 
 def assert_fits_phone(player: Player, where: str) -> None:
@@ -51,6 +51,10 @@ def check_picker(player: Player, state: dict[str, Any], thorough: bool) -> None:
         return
     for option in open_faces(state):
         player.page.click(f'#faces [data-face="{option}"]')
+        crossing = standing is not None and (standing["face"] == 1) != (option == 1)
+        assert player.page.is_visible("#ace-note") == crossing
+        if crossing:
+            assert f"{mins[option - 1]} " in player.page.inner_text("#ace-note")
         while not player.picker()["downDisabled"]:
             player.page.click("#qty-down")
         assert player.picker()["quantity"] == mins[option - 1]
