@@ -34,7 +34,7 @@ from app.engine import (
     no_legal,
     player_view,
 )
-from app.engine.bot import choose_action
+from app.engine.bot import choose_action, maybe_calza
 from app.engine.game import Action
 from app.engine.view import PlayerPublic, YouView
 from app.protocol import (
@@ -70,6 +70,7 @@ BOT_NAMES = (
     "Gloria", "Hugo", "Inés", "Jorge", "Lucía", "Mateo",
 )  # fmt: skip
 AUTOPLAY_LEVEL: BotLevel = "normal"
+CALZA_THOUGHT = 0.5  # bots weigh a calza after this share of their think time
 SUPERSEDED = 4000
 UNKNOWN_ROOM = 4404
 
@@ -148,6 +149,8 @@ class Room:
         self._game_no = 0
         self._started_at = ""
         self._timer: Timer | None = None
+        self._calza_timer: Timer | None = None
+        self._calza_weighed: tuple[int, int, int] | None = None
         self._turn_key: tuple[int, int, int] | None = None
         self._turn_started = 0.0
         self._turn_deadline: float | None = None
@@ -451,9 +454,10 @@ class Room:
     # ----- timers and bots -------------------------------------------------------------------
 
     def _cancel_timer(self) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
+        for timer in (self._timer, self._calza_timer):
+            if timer is not None:
+                timer.cancel()
+        self._timer = self._calza_timer = None
 
     def _reschedule(self) -> None:
         """Arm the one timer that may act for the seat to play: bot, turn timer or grace."""
@@ -484,6 +488,47 @@ class Room:
                 due.append(start + self.config.disconnect_grace)
         if due:
             self._timer = self._scheduler.call_at(min(due), partial(self._on_timer, key))
+        if key != self._calza_weighed and self._calza_candidates(game):
+            self._calza_timer = self._scheduler.call_at(
+                self._turn_started + CALZA_THOUGHT * self.config.bot_delay,
+                partial(self._on_calza_timer, key),
+            )
+
+    def _calza_candidates(self, game: Game) -> list[Seat]:
+        """Bot-played seats that may call calza on the standing bid, clockwise from its bidder."""
+        round_ = game.round
+        if round_ is None or round_.standing is None:
+            return []
+        bidder = round_.standing.seat
+        order = sorted(self.seats, key=lambda number: (number <= bidder, number))
+        return [
+            self.seats[number]
+            for number in order
+            if self.seats[number].automated and game.options(number).calza
+        ]
+
+    async def _on_calza_timer(self, key: tuple[int, int, int]) -> None:
+        """Each bot-played seat that may call calza on the new bid decides, once per bid."""
+        async with self.lock:
+            game = self.game
+            if key != self._turn_key or game is None or key == self._calza_weighed:
+                return
+            self._calza_weighed = key
+            for seat in self._calza_candidates(game):
+                if self._bot_calls_calza(game, seat):
+                    self._after(game.apply(seat.number, Calza()))
+                    self._changed()
+                    return
+
+    def _bot_calls_calza(self, game: Game, seat: Seat) -> bool:
+        """The bot's out-of-turn calza decision, from that seat's view only; no on failure."""
+        try:
+            return maybe_calza(
+                player_view(game, seat.number), seat.level or AUTOPLAY_LEVEL, self._rng
+            )
+        except Exception:
+            logger.exception("bot calza decision failed in room %s", self.room_id)
+            return False
 
     async def _on_timer(self, key: tuple[int, int, int]) -> None:
         async with self.lock:
@@ -561,6 +606,7 @@ class Room:
             "last_result": public["last_result"] if public else None,
             "winner": public["winner"] if public else None,
             "game_id": self.game_id,
+            "server_time": self._scheduler.now(),
             "spectators": sum(1 for seat in self._viewers.values() if seat is None),
         }
         head = orjson.dumps(state)[:-1] + b',"you":'

@@ -214,3 +214,33 @@ async def test_a_person_leaving_the_lobby_of_bots_leaves_no_host(
     await say(room, newcomer, type="leave")
     await clock.advance(FOREVER)
     assert room.phase == "finished"
+
+
+async def test_bots_call_calza_out_of_turn(make_room: MakeRoom, clock: ManualScheduler) -> None:
+    calzas: list[dict[str, Any]] = []
+    for seed in range(1, 6):
+        room = make_room(seed=seed)
+        host = await host_with_bots(room, 5, ("easy", "normal", "hard"))
+        await say(room, host, type="start")
+        await say(room, host, type="leave")
+        await clock.advance(FOREVER)
+        assert room.phase == "finished"
+        calzas += [f for f in host.frames if f["type"] == "round_result" and f["call"] == "calza"]
+    assert calzas, "no bot called calza in five six-bot games"
+    for result in calzas:
+        assert result["palifico"] is False
+
+
+async def test_bots_weigh_calza_before_the_next_bot_moves(
+    make_room: MakeRoom, clock: ManualScheduler
+) -> None:
+    room = make_room()
+    host = await host_with_bots(room, 3)
+    await say(room, host, type="start")
+    while host.state["round"]["turn"] != 0:
+        await clock.advance(BOT_DELAY * 1.31)
+    await say(room, host, **min_bid(host.state))
+    assert host.state["round"]["bid"] is not None
+    calza_check, bot_move = clock.pending()
+    assert calza_check - clock.now() == pytest.approx(BOT_DELAY / 2)
+    assert BOT_DELAY <= bot_move - clock.now() <= BOT_DELAY * 1.3
