@@ -18,7 +18,7 @@ from app.engine.game import (
     RoundStarted,
     RuleError,
 )
-from app.engine.view import GameView, no_legal, player_view
+from app.engine.view import GameView, no_legal, player_view, table_view, you_view
 
 __all__ = [
     "Action",
@@ -36,4 +36,6 @@ __all__ = [
     "RuleError",
     "no_legal",
     "player_view",
+    "table_view",
+    "you_view",
 ]

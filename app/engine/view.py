@@ -1,4 +1,8 @@
-"""What one seat may know of a game: the only way game state reaches the wire."""
+"""What one seat may know of a game: the only way game state reaches the wire.
+
+`table_view` is what everyone may know (no unrevealed die in it); `you_view` adds the one
+seat's own dice and options, and is the only place a hidden die leaves the engine.
+"""
 
 from __future__ import annotations
 
@@ -20,27 +24,37 @@ class YouView(TypedDict):
     legal: LegalView
 
 
-class GameView(TypedDict):
-    """The game part of PROTOCOL.md `state`; the room adds names, presence and settings."""
+class TableView(TypedDict):
+    """The game part of PROTOCOL.md `state` that is the same for every seat."""
 
     phase: str
     players: list[PlayerPublic]
-    you: YouView
     round: dict[str, Any] | None
     last_result: dict[str, Any] | None
     winner: int | None
 
 
-def player_view(game: Game, seat: int | None) -> GameView:
-    """The game as `seat` sees it (None: a spectator).
+class GameView(TableView):
+    """The game part of PROTOCOL.md `state`; the room adds names, presence and settings."""
 
-    Only the seat's own dice of the current round are included; other dice appear only in
-    `last_result`, after they were revealed.
-    """
-    own_dice: list[int] = []
+    you: YouView
+
+
+def player_view(game: Game, seat: int | None) -> GameView:
+    """The game as `seat` sees it (None: a spectator)."""
+    return {**table_view(game), "you": you_view(game, seat)}
+
+
+def you_view(game: Game, seat: int | None) -> YouView:
+    """`seat`'s own dice of the current round and what it may do; nothing for spectators."""
     round_ = game.round
-    if round_ is not None and seat is not None:
-        own_dice = list(round_.dice.get(seat, ()))
+    own_dice = list(round_.dice.get(seat, ())) if round_ is not None and seat is not None else []
+    return {"seat": seat, "dice": own_dice, "legal": game.options(seat).to_dict()}
+
+
+def table_view(game: Game) -> TableView:
+    """Everything public: dice counts, bids, and dice only once revealed (`last_result`)."""
+    round_ = game.round
     round_view: dict[str, Any] | None = None
     if round_ is not None:
         standing = round_.standing
@@ -71,7 +85,6 @@ def player_view(game: Game, seat: int | None) -> GameView:
             }
             for player in game.players.values()
         ],
-        "you": {"seat": seat, "dice": own_dice, "legal": game.options(seat).to_dict()},
         "round": round_view,
         "last_result": game.last_result.to_dict() if game.last_result else None,
         "winner": game.winner,

@@ -36,7 +36,7 @@ from app.engine import (
 )
 from app.engine.bot import choose_action, maybe_calza
 from app.engine.game import Action
-from app.engine.view import PlayerPublic, YouView
+from app.engine.view import PlayerPublic, YouView, table_view, you_view
 from app.protocol import (
     AddBot,
     BidMessage,
@@ -574,11 +574,11 @@ class Room:
     def _state_frames(self) -> dict[Connection, str]:
         """The `state` for every connection: the public part serialised once, `you` per seat.
 
-        Everything about the game comes from `player_view`; its public part is the same for
-        every seat, so it is taken from the spectator's view and only `you` is per seat.
+        Everything about the game comes from the engine's view functions: `table_view` is the
+        same for every seat, `you_view` is the only part with hidden dice.
         """
         game = self.game
-        public = player_view(game, None) if game is not None else None
+        public = table_view(game) if game is not None else None
         in_game: dict[int, PlayerPublic] = {}
         if public is not None:
             in_game = {player["seat"]: player for player in public["players"]}
@@ -615,7 +615,7 @@ class Room:
         for conn, seat in self._viewers.items():
             if seat not in yous:
                 you: YouView = (
-                    player_view(game, seat)["you"]
+                    you_view(game, seat)
                     if game is not None
                     else {"seat": seat, "dice": [], "legal": no_legal()}
                 )
