@@ -5,31 +5,18 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Iterator
+from typing import get_args
 
 import pytest
 from playwright.sync_api import Browser, WebSocketRoute
 
+from app.protocol import ErrorCode
 from tests.browser.helpers import Player, wait_for_answer
 
 pytestmark = pytest.mark.browser
 
 # PROTOCOL.md's error codes: each one must read as a sentence, never as the code.
-PROTOCOL_ERROR_CODES = [
-    "bad_message",
-    "not_joined",
-    "name_taken",
-    "room_full",
-    "unknown_token",
-    "game_in_progress",
-    "not_host",
-    "not_enough_players",
-    "game_not_running",
-    "not_your_turn",
-    "illegal_bid",
-    "no_bid",
-    "calza_not_allowed",
-    "rate_limited",
-]
+PROTOCOL_ERROR_CODES = get_args(ErrorCode)
 
 
 @pytest.fixture

@@ -6,9 +6,6 @@ import json
 import os
 import random
 import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,18 +15,11 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
+from tests.live_server import running_server
 from tests.ws.helpers import legal_move
 
 pytestmark = pytest.mark.timeout(90)
-START_TIMEOUT = 20.0
 RECV_TIMEOUT = 10.0
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 class Server:
@@ -45,43 +35,9 @@ class Server:
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     home = tmp_path_factory.mktemp("serve")
-    port = free_port()
-    env = os.environ | {
-        "PERUDO_DATABASE_URL": f"sqlite:///{home / 'data' / 'perudo.db'}",
-        "PERUDO_BOT_DELAY_MS": "0",
-        "PERUDO_ALLOWED_ORIGINS": "https://friends.example",
-    }
-    log = home / "server.log"
-    perudo = Path(sys.executable).parent / "perudo"
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            [str(perudo), "serve", "--host", "127.0.0.1", "--port", str(port)],
-            cwd=home,
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + START_TIMEOUT
-        while True:
-            assert process.poll() is None, log.read_text()
-            try:
-                if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert time.monotonic() < deadline, "server did not start:\n" + log.read_text()
-            time.sleep(0.1)
-        yield Server(base, log)
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-    text = log.read_text()
+    with running_server(home, PERUDO_ALLOWED_ORIGINS="https://friends.example") as base:
+        yield Server(base, home / "server.log")
+    text = (home / "server.log").read_text()
     assert "Traceback" not in text and "ERROR" not in text, text
     assert (home / "data" / "perudo.db").exists()
 
