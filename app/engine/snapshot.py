@@ -1,0 +1,177 @@
+"""A game as plain JSON-compatible data and back, so a restarted server resumes it exactly.
+
+Everything but the RNG is kept: the seed never leaves the process (a restored game rolls its
+next dice with the RNG it is given). Bad data raises KeyError, TypeError or ValueError.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from app.engine.bids import Bid
+from app.engine.game import (
+    Game,
+    GameSettings,
+    PlacedBid,
+    PlayerState,
+    RollOff,
+    RoundRecord,
+    RoundResult,
+    RoundState,
+)
+
+
+def game_to_dict(game: Game) -> dict[str, Any]:
+    """The whole game as fresh lists, dicts, ints, strings, bools and None."""
+    round_ = game.round
+    return {
+        "settings": {
+            "calza": game.settings.calza,
+            "palifico": game.settings.palifico,
+            "calza_rule": game.settings.calza_rule,
+        },
+        "players": [
+            {"seat": p.seat, "count": p.count, "palifico_used": p.palifico_used}
+            for p in game.players.values()
+        ],
+        "round": None
+        if round_ is None
+        else {
+            "number": round_.number,
+            "opener": round_.opener,
+            "turn": round_.turn,
+            "palifico_seat": round_.palifico_seat,
+            "bids": [placed.to_dict() for placed in round_.bids],
+            "roll_off": None
+            if round_.roll_off is None
+            else [[[seat, die] for seat, die in throw] for throw in round_.roll_off],
+            "dice": [{"seat": seat, "dice": list(dice)} for seat, dice in round_.dice.items()],
+        },
+        "rounds": [record.to_dict() for record in game.rounds],
+        "last_result": None if game.last_result is None else game.last_result.to_dict(),
+        "winner": game.winner,
+        "eliminated": list(game.eliminated),
+    }
+
+
+def game_from_dict(data: dict[str, Any], rng: random.Random) -> Game:
+    """The game `game_to_dict` described, playing on with `rng`; nothing is re-rolled."""
+    settings = data["settings"]
+    rules = GameSettings(
+        calza=_bool(settings["calza"]),
+        palifico=_bool(settings["palifico"]),
+        calza_rule=settings["calza_rule"],
+    )
+    if rules.calza_rule not in ("pressman", "asmodee"):
+        raise ValueError(f"unknown calza rule {rules.calza_rule!r}")
+    players = {
+        _int(p["seat"]): PlayerState(_int(p["seat"]), _int(p["count"]), _bool(p["palifico_used"]))
+        for p in data["players"]
+    }
+    round_data = data["round"]
+    last_result = data["last_result"]
+    # Game.__init__ starts a new game with a roll-off; a restored one must not roll anything.
+    game = Game.__new__(Game)
+    game.settings = rules
+    game.rng = rng
+    game.players = players
+    game.rounds = [_record(r) for r in data["rounds"]]
+    game.last_result = None if last_result is None else _result(last_result)
+    game.winner = _optional_int(data["winner"])
+    game.eliminated = [_int(seat) for seat in data["eliminated"]]
+    game.round = None if round_data is None else _round(round_data)
+    _check(game)
+    return game
+
+
+def _round(data: dict[str, Any]) -> RoundState:
+    roll_off: RollOff | None = None
+    if data["roll_off"] is not None:
+        roll_off = [[(_int(seat), _int(die)) for seat, die in throw] for throw in data["roll_off"]]
+    return RoundState(
+        number=_int(data["number"]),
+        opener=_int(data["opener"]),
+        turn=_int(data["turn"]),
+        palifico_seat=_optional_int(data["palifico_seat"]),
+        bids=[_placed(b) for b in data["bids"]],
+        roll_off=roll_off,
+        dice={_int(d["seat"]): _dice(d["dice"]) for d in data["dice"]},
+    )
+
+
+def _record(data: dict[str, Any]) -> RoundRecord:
+    """The inverse of `RoundRecord.to_dict`."""
+    return RoundRecord(
+        number=_int(data["number"]),
+        palifico=_bool(data["palifico"]),
+        palifico_seat=_optional_int(data["palifico_seat"]),
+        opener=_int(data["opener"]),
+        dice=tuple((_int(d["seat"]), _dice(d["dice"])) for d in data["dice"]),
+        bids=tuple(_placed(b) for b in data["bids"]),
+        result=_result(data["result"]),
+    )
+
+
+def _result(data: dict[str, Any]) -> RoundResult:
+    """The inverse of `RoundResult.to_dict`."""
+    call = data["call"]
+    if call not in ("dudo", "calza"):
+        raise ValueError(f"unknown call {call!r}")
+    return RoundResult(
+        round=_int(data["round"]),
+        call=call,
+        caller=_int(data["caller"]),
+        bid=_placed(data["bid"]),
+        palifico=_bool(data["palifico"]),
+        reveal=tuple((_int(d["seat"]), _dice(d["dice"])) for d in data["reveal"]),
+        count=_int(data["count"]),
+        loser=_optional_int(data["loser"]),
+        gainer=_optional_int(data["gainer"]),
+        eliminated=_optional_int(data["eliminated"]),
+        next_opener=_optional_int(data["next_opener"]),
+        winner=_optional_int(data["winner"]),
+    )
+
+
+def _placed(data: dict[str, Any]) -> PlacedBid:
+    return PlacedBid(Bid(_int(data["quantity"]), _int(data["face"])), _int(data["seat"]))
+
+
+def _dice(values: list[Any]) -> tuple[int, ...]:
+    dice = tuple(_int(die) for die in values)
+    if any(not 1 <= die <= 6 for die in dice):
+        raise ValueError(f"a die shows 1 to 6, not {dice}")
+    return dice
+
+
+def _check(game: Game) -> None:
+    """Refuse data that cannot be a game the engine played (it would fail later, mid-turn)."""
+    seats = game.seats
+    if not 2 <= len(seats) <= 6 or seats != sorted(seats) or not set(seats) <= set(range(6)):
+        raise ValueError(f"bad seats {seats}")
+    round_ = game.round
+    if (round_ is None) != (game.winner is not None):
+        raise ValueError("a game has a round in play exactly when it has no winner")
+    if round_ is not None:
+        playing = [seat for seat in seats if not game.players[seat].out]
+        if sorted(round_.dice) != playing or round_.turn not in playing:
+            raise ValueError("the round's dice and turn must belong to the players with dice")
+        if any(len(round_.dice[seat]) != game.players[seat].count for seat in playing):
+            raise ValueError("each player rolls as many dice as they hold")
+
+
+def _int(value: Any) -> int:
+    if type(value) is not int:
+        raise TypeError(f"expected an int, got {value!r}")
+    return value
+
+
+def _optional_int(value: Any) -> int | None:
+    return None if value is None else _int(value)
+
+
+def _bool(value: Any) -> bool:
+    if type(value) is not bool:
+        raise TypeError(f"expected a bool, got {value!r}")
+    return value
