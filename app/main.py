@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -21,6 +22,9 @@ from app.rooms import AsyncioScheduler, Registry, RoomConfig, Scheduler
 
 STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
 SWEEP_EVERY_SECONDS = 30.0
+SNAPSHOT_EVERY_SECONDS = 1.0  # the most play a crash can lose; a clean stop loses none
+
+logger = logging.getLogger(__name__)
 
 
 def create_app(
@@ -50,16 +54,24 @@ def create_app(
             store=games,
             lobby_ttl=settings.lobby_ttl_seconds,
             finished_ttl=settings.finished_ttl_seconds,
+            snapshots=games,
         )
+        restored = await registry.restore()
+        if restored:
+            logger.info("restored %d live rooms from their snapshots", restored)
         app.state.games = games
         app.state.registry = registry
-        sweeper = asyncio.create_task(_sweep_forever(registry))
+        background = [
+            asyncio.create_task(_sweep_forever(registry)),
+            asyncio.create_task(_flush_forever(registry)),
+        ]
         try:
             yield
         finally:
-            sweeper.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await sweeper
+            for task in background:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
             await registry.close()
             engine.dispose()
 
@@ -85,3 +97,10 @@ async def _sweep_forever(registry: Registry) -> None:
     while True:
         await asyncio.sleep(SWEEP_EVERY_SECONDS)
         await registry.sweep()
+
+
+async def _flush_forever(registry: Registry) -> None:
+    """Snapshot the games in play now and then, so a restart does not end them."""
+    while True:
+        await asyncio.sleep(SNAPSHOT_EVERY_SECONDS)
+        await registry.flush()

@@ -59,14 +59,16 @@ def game_from_dict(data: dict[str, Any], rng: random.Random) -> Game:
     """The game `game_to_dict` described, playing on with `rng`; nothing is re-rolled."""
     settings = data["settings"]
     rules = GameSettings(
-        calza=_bool(settings["calza"]),
-        palifico=_bool(settings["palifico"]),
+        calza=strict_bool(settings["calza"]),
+        palifico=strict_bool(settings["palifico"]),
         calza_rule=settings["calza_rule"],
     )
     if rules.calza_rule not in ("pressman", "asmodee"):
         raise ValueError(f"unknown calza rule {rules.calza_rule!r}")
     players = {
-        _int(p["seat"]): PlayerState(_int(p["seat"]), _int(p["count"]), _bool(p["palifico_used"]))
+        strict_int(p["seat"]): PlayerState(
+            strict_int(p["seat"]), strict_int(p["count"]), strict_bool(p["palifico_used"])
+        )
         for p in data["players"]
     }
     round_data = data["round"]
@@ -78,8 +80,8 @@ def game_from_dict(data: dict[str, Any], rng: random.Random) -> Game:
     game.players = players
     game.rounds = [_record(r) for r in data["rounds"]]
     game.last_result = None if last_result is None else _result(last_result)
-    game.winner = _optional_int(data["winner"])
-    game.eliminated = [_int(seat) for seat in data["eliminated"]]
+    game.winner = strict_optional_int(data["winner"])
+    game.eliminated = [strict_int(seat) for seat in data["eliminated"]]
     game.round = None if round_data is None else _round(round_data)
     _check(game)
     return game
@@ -88,26 +90,29 @@ def game_from_dict(data: dict[str, Any], rng: random.Random) -> Game:
 def _round(data: dict[str, Any]) -> RoundState:
     roll_off: RollOff | None = None
     if data["roll_off"] is not None:
-        roll_off = [[(_int(seat), _int(die)) for seat, die in throw] for throw in data["roll_off"]]
+        roll_off = [
+            [(strict_int(seat), strict_int(die)) for seat, die in throw]
+            for throw in data["roll_off"]
+        ]
     return RoundState(
-        number=_int(data["number"]),
-        opener=_int(data["opener"]),
-        turn=_int(data["turn"]),
-        palifico_seat=_optional_int(data["palifico_seat"]),
+        number=strict_int(data["number"]),
+        opener=strict_int(data["opener"]),
+        turn=strict_int(data["turn"]),
+        palifico_seat=strict_optional_int(data["palifico_seat"]),
         bids=[_placed(b) for b in data["bids"]],
         roll_off=roll_off,
-        dice={_int(d["seat"]): _dice(d["dice"]) for d in data["dice"]},
+        dice={strict_int(d["seat"]): _dice(d["dice"]) for d in data["dice"]},
     )
 
 
 def _record(data: dict[str, Any]) -> RoundRecord:
     """The inverse of `RoundRecord.to_dict`."""
     return RoundRecord(
-        number=_int(data["number"]),
-        palifico=_bool(data["palifico"]),
-        palifico_seat=_optional_int(data["palifico_seat"]),
-        opener=_int(data["opener"]),
-        dice=tuple((_int(d["seat"]), _dice(d["dice"])) for d in data["dice"]),
+        number=strict_int(data["number"]),
+        palifico=strict_bool(data["palifico"]),
+        palifico_seat=strict_optional_int(data["palifico_seat"]),
+        opener=strict_int(data["opener"]),
+        dice=tuple((strict_int(d["seat"]), _dice(d["dice"])) for d in data["dice"]),
         bids=tuple(_placed(b) for b in data["bids"]),
         result=_result(data["result"]),
     )
@@ -119,27 +124,29 @@ def _result(data: dict[str, Any]) -> RoundResult:
     if call not in ("dudo", "calza"):
         raise ValueError(f"unknown call {call!r}")
     return RoundResult(
-        round=_int(data["round"]),
+        round=strict_int(data["round"]),
         call=call,
-        caller=_int(data["caller"]),
+        caller=strict_int(data["caller"]),
         bid=_placed(data["bid"]),
-        palifico=_bool(data["palifico"]),
-        reveal=tuple((_int(d["seat"]), _dice(d["dice"])) for d in data["reveal"]),
-        count=_int(data["count"]),
-        loser=_optional_int(data["loser"]),
-        gainer=_optional_int(data["gainer"]),
-        eliminated=_optional_int(data["eliminated"]),
-        next_opener=_optional_int(data["next_opener"]),
-        winner=_optional_int(data["winner"]),
+        palifico=strict_bool(data["palifico"]),
+        reveal=tuple((strict_int(d["seat"]), _dice(d["dice"])) for d in data["reveal"]),
+        count=strict_int(data["count"]),
+        loser=strict_optional_int(data["loser"]),
+        gainer=strict_optional_int(data["gainer"]),
+        eliminated=strict_optional_int(data["eliminated"]),
+        next_opener=strict_optional_int(data["next_opener"]),
+        winner=strict_optional_int(data["winner"]),
     )
 
 
 def _placed(data: dict[str, Any]) -> PlacedBid:
-    return PlacedBid(Bid(_int(data["quantity"]), _int(data["face"])), _int(data["seat"]))
+    return PlacedBid(
+        Bid(strict_int(data["quantity"]), strict_int(data["face"])), strict_int(data["seat"])
+    )
 
 
 def _dice(values: list[Any]) -> tuple[int, ...]:
-    dice = tuple(_int(die) for die in values)
+    dice = tuple(strict_int(die) for die in values)
     if any(not 1 <= die <= 6 for die in dice):
         raise ValueError(f"a die shows 1 to 6, not {dice}")
     return dice
@@ -161,17 +168,19 @@ def _check(game: Game) -> None:
             raise ValueError("each player rolls as many dice as they hold")
 
 
-def _int(value: Any) -> int:
+def strict_int(value: Any) -> int:
+    """`value` if it is an int (not a bool, not a float), else TypeError."""
     if type(value) is not int:
         raise TypeError(f"expected an int, got {value!r}")
     return value
 
 
-def _optional_int(value: Any) -> int | None:
-    return None if value is None else _int(value)
+def strict_optional_int(value: Any) -> int | None:
+    return None if value is None else strict_int(value)
 
 
-def _bool(value: Any) -> bool:
+def strict_bool(value: Any) -> bool:
+    """`value` if it is a bool, else TypeError."""
     if type(value) is not bool:
         raise TypeError(f"expected a bool, got {value!r}")
     return value
