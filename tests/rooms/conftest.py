@@ -37,10 +37,13 @@ class FakeConnection:
 
 
 class MemoryStore:
-    """`GameStore` in memory; can be told to fail."""
+    """`GameStore` and `SnapshotStore` in memory, keeping snapshots as JSON; can be told to
+    fail."""
 
     def __init__(self) -> None:
         self.records: list[Mapping[str, Any]] = []
+        self.snapshots: dict[str, bytes] = {}
+        self.snapshot_writes = 0
         self.fail = False
 
     def save_game(self, record: Mapping[str, Any]) -> str:
@@ -48,6 +51,20 @@ class MemoryStore:
             raise RuntimeError("database is down")
         self.records.append(record)
         return f"game{len(self.records)}"
+
+    def save_snapshot(self, room_id: str, data: dict[str, Any]) -> None:
+        if self.fail:
+            raise RuntimeError("database is down")
+        self.snapshots[room_id] = orjson.dumps(data)
+        self.snapshot_writes += 1
+
+    def load_snapshots(self) -> list[dict[str, Any]]:
+        return [orjson.loads(text) for text in self.snapshots.values()]
+
+    def delete_snapshot(self, room_id: str) -> None:
+        if self.fail:
+            raise RuntimeError("database is down")
+        self.snapshots.pop(room_id, None)
 
 
 async def say(room: Room, conn: FakeConnection, **message: Any) -> None:
