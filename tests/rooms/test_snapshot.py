@@ -1,0 +1,274 @@
+"""Snapshots of live rooms: a restarted registry gives every seat its game back."""
+
+from __future__ import annotations
+
+import logging
+import random
+from typing import Any
+
+import pytest
+
+from app.protocol import ProtocolError, RoomSettings
+from app.rooms import ManualScheduler, Registry, Room, RoomConfig
+from app.rooms.snapshot import room_to_dict
+from tests.rooms.conftest import BOT_DELAY, GRACE, FakeConnection, MemoryStore, say
+from tests.ws.helpers import legal_move
+
+pytestmark = pytest.mark.anyio
+FOREVER = 100_000.0
+DOWNTIME = 42.0
+
+
+def new_registry(clock: ManualScheduler, store: MemoryStore) -> Registry:
+    return Registry(
+        scheduler=clock,
+        config=RoomConfig(bot_delay=BOT_DELAY, disconnect_grace=GRACE),
+        store=store,
+        lobby_ttl=600,
+        finished_ttl=300,
+        snapshots=store,
+    )
+
+
+@pytest.fixture
+def registry(clock: ManualScheduler, store: MemoryStore) -> Registry:
+    return new_registry(clock, store)
+
+
+async def restarted(
+    old_clock: ManualScheduler, store: MemoryStore
+) -> tuple[Registry, ManualScheduler]:
+    """A new process on the same store: its own clock, later; the rooms it restored."""
+    clock = ManualScheduler(old_clock.now() + DOWNTIME)
+    registry = new_registry(clock, store)
+    await registry.restore()
+    return registry, clock
+
+
+async def table(
+    registry: Registry, people: int, bots: int = 0, **settings: Any
+) -> tuple[Room, list[FakeConnection]]:
+    """A room where `people` joined (seats 0, 1, ...) and the host added bots and started."""
+    room = registry.create(RoomSettings(**settings))
+    conns = [FakeConnection() for _ in range(people)]
+    for i, conn in enumerate(conns):
+        await say(room, conn, type="join", name=f"P{i}")
+    for _ in range(bots):
+        await say(room, conns[0], type="add_bot")
+    await say(room, conns[0], type="start")
+    return room, conns
+
+
+async def play(room: Room, conns: list[FakeConnection], moves: int, rng: random.Random) -> None:
+    """Up to `moves` legal moves, each by the person whose turn it is (seat = index)."""
+    for _ in range(moves):
+        state = conns[0].state
+        if state["phase"] != "playing":
+            return
+        actor = conns[state["round"]["turn"]]
+        await say(room, actor, **legal_move(actor.state, rng))
+
+
+def token(conn: FakeConnection) -> str:
+    found: str = next(f for f in conn.frames if f["type"] == "welcome")["token"]
+    return found
+
+
+async def resumed(room: Room, conns: list[FakeConnection]) -> list[FakeConnection]:
+    """New connections resuming the tokens of `conns`, in the same order."""
+    fresh = [FakeConnection() for _ in conns]
+    for old, new in zip(conns, fresh, strict=True):
+        await say(room, new, type="resume", token=token(old))
+        assert new.frames[0]["seat"] == conns.index(old)
+    return fresh
+
+
+def the_game(state: dict[str, Any]) -> dict[str, Any]:
+    """A state without what a restart may change: presence, clock and counters."""
+    kept = {k: v for k, v in state.items() if k not in ("seq", "server_time", "spectators")}
+    kept["players"] = [{k: v for k, v in p.items() if k != "connected"} for p in state["players"]]
+    return kept
+
+
+async def test_a_restart_gives_every_seat_its_game_back(
+    registry: Registry, clock: ManualScheduler, store: MemoryStore
+) -> None:
+    rng = random.Random(5)
+    room, conns = await table(registry, 3)
+    await play(room, conns, 9, rng)
+    await registry.flush()
+    assert list(store.snapshots) == [room.room_id]
+    before = [conn.state for conn in conns]
+    results_before = [f for f in conns[0].frames if f["type"] == "round_result"]
+
+    registry2, _ = await restarted(clock, store)
+    room2 = registry2.get(room.room_id)
+    assert room2 is not None and room2 is not room and room2.phase == "playing"
+    watcher = FakeConnection()
+    await say(room2, watcher, type="watch")
+    assert [p["connected"] for p in watcher.state["players"]] == [False] * 3
+    assert not any(p["autoplay"] for p in watcher.state["players"])
+    with pytest.raises(ProtocolError) as refused:
+        await say(room2, FakeConnection(), type="resume", token="not-a-token")
+    assert refused.value.code == "unknown_token"
+
+    fresh = await resumed(room2, conns)
+    for old_state, conn in zip(before, fresh, strict=True):
+        assert conn.state["seq"] > old_state["seq"]
+        assert the_game(conn.state) == the_game(old_state)  # seat, own dice, bids, turn, host
+    assert all(p["connected"] for p in fresh[0].state["players"])
+
+    await play(room2, fresh, 5000, rng)
+    await room2.settle()
+    assert fresh[0].state["phase"] == "finished" and fresh[0].state["game_id"] == "game1"
+    (record,) = store.records
+    results_after = [f for f in fresh[0].frames if f["type"] == "round_result"]
+    results = [{k: v for k, v in r.items() if k != "type"} for r in results_before + results_after]
+    assert [r["result"] for r in record["rounds"]] == results  # one game, across the restart
+    await registry2.flush()
+    assert store.snapshots == {}  # the finished game is saved as a game, not a snapshot
+
+
+async def test_only_changed_games_in_play_are_written(
+    registry: Registry, store: MemoryStore
+) -> None:
+    lobby = registry.create(RoomSettings())
+    await say(lobby, FakeConnection(), type="join", name="Ana")
+    room, conns = await table(registry, 2)
+    await registry.flush()
+    assert list(store.snapshots) == [room.room_id] and store.snapshot_writes == 1
+    await registry.flush()
+    assert store.snapshot_writes == 1  # nothing changed
+    await play(room, conns, 4, random.Random(1))
+    await say(room, conns[1], type="chat", text="hola")  # no state change
+    await registry.flush()
+    assert store.snapshot_writes == 2  # four moves, one write of the newest state
+    assert store.load_snapshots() == [room_to_dict(room)]
+
+
+async def test_a_dropped_room_loses_its_snapshot(
+    registry: Registry, clock: ManualScheduler, store: MemoryStore
+) -> None:
+    room, conns = await table(registry, 1, bots=1)
+    await registry.flush()
+    assert list(store.snapshots) == [room.room_id]
+    await say(room, conns[0], type="leave")
+    await clock.advance(FOREVER)  # the bots finish the game; the room expires
+    assert await registry.sweep() == [room.room_id]
+    await registry.flush()
+    assert store.snapshots == {}
+
+
+async def test_closing_writes_the_last_move_and_a_crash_loses_only_the_last_second(
+    registry: Registry, clock: ManualScheduler, store: MemoryStore
+) -> None:
+    rng = random.Random(3)
+    room, conns = await table(registry, 2)
+    await play(room, conns, 2, rng)
+    await registry.flush()
+    flushed = conns[0].state
+    await play(room, conns, 1, rng)
+
+    crashed, _ = await restarted(clock, store)  # no close: the move after the flush is lost
+    watcher = FakeConnection()
+    room2 = crashed.get(room.room_id)
+    assert room2 is not None
+    await say(room2, watcher, type="watch")
+    assert watcher.state["round"] == flushed["round"]
+
+    await registry.close()  # a clean stop writes the newest state
+    clean, _ = await restarted(clock, store)
+    room3 = clean.get(room.room_id)
+    assert room3 is not None
+    latest = FakeConnection()
+    await say(room3, latest, type="watch")
+    assert latest.state["round"]["bids"] == conns[0].state["round"]["bids"]
+    assert latest.state["round"]["bids"] != flushed["round"]["bids"]
+
+
+async def test_after_a_restart_the_grace_period_then_the_bot_plays_for_the_absent(
+    registry: Registry, clock: ManualScheduler, store: MemoryStore
+) -> None:
+    room, conns = await table(registry, 2)
+    await registry.flush()
+    turn = conns[0].state["round"]["turn"]
+    registry2, clock2 = await restarted(clock, store)
+    room2 = registry2.get(room.room_id)
+    assert room2 is not None and room2.game is not None and room2.game.round is not None
+    await clock2.advance(GRACE - 0.1)  # nobody has come back yet
+    assert room2.game.round.bids == []
+    await clock2.advance(0.1)
+    assert [placed.seat for placed in room2.game.round.bids] == [turn]
+    back = FakeConnection()
+    await say(room2, back, type="resume", token=token(conns[turn]))
+    assert back.state["you"]["seat"] == turn
+    assert back.state["round"]["bids"][0]["seat"] == turn
+    assert back.state["players"][turn]["autoplay"] is False
+
+
+async def test_bots_and_bot_played_seats_carry_on_after_a_restart(
+    registry: Registry, clock: ManualScheduler, store: MemoryStore
+) -> None:
+    room, (host,) = await table(registry, 1, bots=2)
+    levels = [p["level"] for p in host.state["players"]]
+    await say(room, host, type="leave")  # the bot plays the host's seat from now on
+    await registry.flush()
+    registry2, clock2 = await restarted(clock, store)
+    room2 = registry2.get(room.room_id)
+    assert room2 is not None
+    await clock2.advance(FOREVER)  # with nobody connected
+    await room2.settle()
+    watcher = FakeConnection()
+    await say(room2, watcher, type="watch")
+    players = watcher.state["players"]
+    assert [p["level"] for p in players] == levels == [None, "normal", "normal"]
+    assert [p["autoplay"] for p in players] == [True, False, False]
+    assert watcher.state["phase"] == "finished" and watcher.state["game_id"] == "game1"
+    (record,) = store.records
+    assert [p["bot"] for p in record["players"]] == [False, True, True]
+
+
+async def test_the_turn_timer_starts_afresh_at_the_restore(
+    registry: Registry, clock: ManualScheduler, store: MemoryStore
+) -> None:
+    room, conns = await table(registry, 2, turn_seconds=30)
+    await clock.advance(25)
+    await registry.flush()
+    registry2, clock2 = await restarted(clock, store)
+    room2 = registry2.get(room.room_id)
+    assert room2 is not None
+    (conn,) = await resumed(room2, conns[:1])
+    assert conn.state["round"]["turn_deadline"] == clock2.now() + 30
+
+
+async def test_unreadable_snapshots_are_logged_and_deleted(
+    registry: Registry, clock: ManualScheduler, store: MemoryStore, caplog: Any
+) -> None:
+    room, _ = await table(registry, 2)
+    await registry.flush()
+    good = room_to_dict(room)
+    bad_die = room_to_dict(room) | {"room_id": "baddie0000"}
+    bad_die["game"]["round"]["dice"][0]["dice"][0] = 9
+    for data in (good | {"room_id": "oldformat0", "version": 0}, bad_die):
+        store.save_snapshot(data["room_id"], data)
+    caplog.set_level(logging.ERROR)
+    registry2, _ = await restarted(clock, store)
+    assert len(registry2) == 1 and registry2.get(room.room_id) is not None
+    assert list(store.snapshots) == [room.room_id]
+    assert sorted(r.getMessage() for r in caplog.records) == [
+        "dropping the unreadable snapshot of room 'baddie0000'",
+        "dropping the unreadable snapshot of room 'oldformat0'",
+    ]
+
+
+async def test_a_failed_write_is_logged_and_retried(
+    registry: Registry, store: MemoryStore, caplog: Any
+) -> None:
+    room, _ = await table(registry, 2)
+    store.fail = True
+    await registry.flush()
+    assert store.snapshots == {}
+    assert "could not write the snapshot" in caplog.text
+    store.fail = False
+    await registry.flush()
+    assert list(store.snapshots) == [room.room_id]
