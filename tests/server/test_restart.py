@@ -6,7 +6,7 @@ import json
 import random
 import sqlite3
 import time
-from contextlib import ExitStack
+from contextlib import ExitStack, closing
 from pathlib import Path
 from typing import Any
 
@@ -72,7 +72,7 @@ def play(players: list[Player], moves: int, rng: random.Random) -> None:
 
 def stored_seq(home: Path, room_id: str) -> int | None:
     """The seq of the room's snapshot in the server's SQLite file, None without one."""
-    with sqlite3.connect(home / "data" / "perudo.db") as db:
+    with closing(sqlite3.connect(home / "data" / "perudo.db")) as db:
         row = db.execute("SELECT data FROM room_snapshots WHERE room_id = ?", (room_id,)).fetchone()
     return None if row is None else int(json.loads(row[0])["seq"])
 
