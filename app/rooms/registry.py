@@ -153,11 +153,17 @@ class Registry:
 
     async def restore(self) -> int:
         """Bring back the rooms of the stored snapshots (at start-up, before serving); a
-        snapshot that cannot be read is logged and deleted. Returns how many came back."""
+        snapshot that cannot be read is logged and deleted, and start-up goes on whatever
+        the store holds. Returns how many came back."""
         if self._snapshots is None:
             return 0
+        try:
+            snapshots = await asyncio.to_thread(self._snapshots.load_snapshots)
+        except Exception:  # e.g. a row that is not JSON: serve without the live rooms
+            logger.exception("could not load the snapshots of live rooms")
+            return 0
         restored = 0
-        for data in await asyncio.to_thread(self._snapshots.load_snapshots):
+        for data in snapshots:
             room_id = data.get("room_id") if isinstance(data, dict) else None
             try:
                 room = room_from_dict(

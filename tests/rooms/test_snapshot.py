@@ -261,6 +261,18 @@ async def test_unreadable_snapshots_are_logged_and_deleted(
     ]
 
 
+async def test_a_store_that_cannot_load_leaves_an_empty_registry(
+    clock: ManualScheduler, store: MemoryStore, caplog: Any
+) -> None:
+    store.snapshots["garbled000"] = b"{not json"
+    registry, _ = await restarted(clock, store)
+    assert len(registry) == 0
+    assert "could not load the snapshots of live rooms" in caplog.text
+    room, _ = await table(registry, 2)  # and it serves on
+    await registry.flush()
+    assert room.room_id in store.snapshots
+
+
 async def test_a_failed_write_is_logged_and_retried(
     registry: Registry, store: MemoryStore, caplog: Any
 ) -> None:
