@@ -169,8 +169,6 @@ class Registry:
                 room = room_from_dict(
                     data, scheduler=self.scheduler, config=self._config, store=self._store
                 )
-                if room.room_id in self._rooms:
-                    raise ValueError("a room with this id is already live")
             except Exception:
                 logger.exception("dropping the unreadable snapshot of room %r", room_id)
                 if isinstance(room_id, str):
