@@ -34,6 +34,22 @@ class Table:
         room_id = server.new_room(**settings)
         return cls(server, room_id, [server.join(room_id, name) for name in names])
 
+    @classmethod
+    def playing(cls, server: Server, count: int, **settings: Any) -> Table:
+        """`count` scripted people in a fresh room, game started, everyone in step."""
+        table = cls.seat(server, [f"P{i}" for i in range(count)], **settings)
+        table.start()
+        return table
+
+    def others(self, *clients: Client) -> list[Client]:
+        """The seated clients other than `clients`."""
+        return [c for c in self.players.values() if c not in clients]
+
+    def last_bidder(self) -> Client:
+        state = self.any.state
+        assert state is not None and state["round"]["bid"] is not None
+        return self.players[state["round"]["bid"]["seat"]]
+
     @property
     def clients(self) -> list[Client]:
         return [*self.players.values(), *self.watchers]
@@ -107,22 +123,27 @@ class Table:
         assert state is not None and state["round"] is not None
         return self.players[state["round"]["turn"]]
 
-    def play_out(self, rng: random.Random, calza_rate: float = 0.15) -> Message:
-        """Play to the end by `you.legal`: raise a little, call dudo when bids get high,
-        sometimes call calza out of turn."""
+    def step(self, rng: random.Random, calza_rate: float = 0.15) -> Message:
+        """One action by `you.legal`: a small raise, dudo when bids get high, sometimes a calza
+        out of turn."""
+        callers = [c for c in self.players.values() if c.state and c.state["you"]["legal"]["calza"]]
+        if callers and rng.random() < calza_rate:
+            return self.act(rng.choice(callers), type="calza")
+        actor = self.to_act()
+        return self.act(actor, **choose(actor, rng))
+
+    def play_until(self, done: Any, rng: random.Random, calza_rate: float = 0.15) -> Message:
+        """Step until `done(state)` holds for the newest state (or the game ends)."""
         for _ in range(2000):
             state = self.any.state
             assert state is not None
-            if state["phase"] == "finished":
+            if done(state) or state["phase"] == "finished":
                 return state
-            callers = [
-                c for c in self.players.values() if c.state and c.state["you"]["legal"]["calza"]
-            ]
-            if callers and rng.random() < calza_rate:
-                self.act(rng.choice(callers), type="calza")
-                continue
-            self.act(actor := self.to_act(), **choose(actor, rng))
+            self.step(rng, calza_rate)
         raise AssertionError("the game did not end")
+
+    def play_out(self, rng: random.Random, calza_rate: float = 0.15) -> Message:
+        return self.play_until(lambda s: False, rng, calza_rate)
 
 
 def choose(client: Client, rng: random.Random) -> Message:

@@ -209,6 +209,11 @@ def check_state(state: Message, room_id: str, seat: int | None) -> None:
         assert state["winner"] is None and state["round"] is None
 
 
+def player(state: Message, seat: int) -> Message | None:
+    """The `players[]` entry of `seat`, if it is seated."""
+    return next((p for p in state["players"] if p["seat"] == seat), None)
+
+
 def active_seats(state: Message) -> list[int]:
     return sorted(p["seat"] for p in state["players"] if not p["out"])
 

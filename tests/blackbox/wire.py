@@ -204,7 +204,7 @@ class Client:
     def reject(self, message: Any, *codes: str) -> Message:
         """Send `message`, which must be answered by one `error` with one of `codes` and change
         nothing (no `state` before the next pong)."""
-        self.drain(0.05)
+        self.sync()
         if isinstance(message, dict):
             self.send_obj(message)
         else:
