@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import random
+import threading
 from typing import Any
 
+import orjson
 import pytest
 
 from app.protocol import ProtocolError, RoomSettings
@@ -284,3 +287,38 @@ async def test_a_failed_write_is_logged_and_retried(
     store.fail = False
     await registry.flush()
     assert list(store.snapshots) == [room.room_id]
+
+
+class GatedStore(MemoryStore):
+    """The first snapshot write waits for the test to open the gate; every write logs its
+    seq."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gate = threading.Event()
+        self.calls = 0
+        self.seqs: list[int] = []
+
+    def save_snapshot(self, room_id: str, data: dict[str, Any]) -> None:
+        self.calls += 1
+        if self.calls == 1:
+            assert self.gate.wait(5)
+        super().save_snapshot(room_id, data)
+        self.seqs.append(data["seq"])
+
+
+async def test_a_cancelled_flush_cannot_overwrite_a_newer_snapshot(clock: ManualScheduler) -> None:
+    store = GatedStore()
+    registry = new_registry(clock, store)
+    room, conns = await table(registry, 2)
+    first = asyncio.create_task(registry.flush())
+    await asyncio.sleep(0.05)  # its write is blocked in the worker thread
+    first.cancel()
+    await play(room, conns, 1, random.Random(2))
+    second = asyncio.create_task(registry.flush())
+    await asyncio.sleep(0.05)
+    assert not second.done()  # waits for the first write, not racing it
+    store.gate.set()
+    await second
+    assert store.seqs == [room.seq - 1, room.seq]
+    assert orjson.loads(store.snapshots[room.room_id])["seq"] == room.seq
