@@ -24,6 +24,10 @@ from app.rooms.clock import Scheduler
 from app.rooms.room import GameStore, Room, RoomConfig, Seat
 
 SNAPSHOT_VERSION = 1
+# A crash may lose the changes made after the last snapshot (about a second of play). Clients
+# drop any `state` older than one they hold, so a restored room resumes counting well above
+# any `seq` it may have sent before the crash.
+SEQ_GAP_AFTER_RESTORE = 10_000
 
 
 class SnapshotStore(Protocol):
@@ -89,7 +93,7 @@ def room_from_dict(
     room.host = strict_optional_int(data["host"])
     room.game = None if data["game"] is None else game_from_dict(data["game"], rng)
     room.game_id = None if data["game_id"] is None else _str(data["game_id"])
-    room.seq = strict_int(data["seq"])
+    room.seq = strict_int(data["seq"]) + SEQ_GAP_AFTER_RESTORE
     room._game_no = strict_int(data["game_no"])
     room._started_at = _str(data["started_at"])
     _check(room, seats)

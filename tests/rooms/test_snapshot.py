@@ -178,6 +178,7 @@ async def test_closing_writes_the_last_move_and_a_crash_loses_only_the_last_seco
     assert room2 is not None
     await say(room2, watcher, type="watch")
     assert watcher.state["round"] == flushed["round"]
+    assert watcher.state["seq"] > conns[0].state["seq"]  # clients keep the restored states
 
     await registry.close()  # a clean stop writes the newest state
     clean, _ = await restarted(clock, store)
