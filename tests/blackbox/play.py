@@ -27,6 +27,7 @@ class Table:
         self.players = {client.seat: client for client in players if client.seat is not None}
         self.watchers: list[Client] = []
         self.results: list[Message] = []
+        self.ended: list[Message] = []  # the last state of each ended round, with its bids
         self.states: list[Message] = []  # the host's states after every action
 
     @classmethod
@@ -113,6 +114,7 @@ class Table:
                 theirs = [m for m in client.frames if m["type"] == "round_result"]
                 assert theirs and theirs[-1] == result, "everyone gets the same round_result"
             self.results.append(result)
+            self.ended.append(before)
         return after
 
     def bid(self, actor: Client, quantity: int, face: int) -> Message:
