@@ -18,6 +18,22 @@ SETTINGS_DEFAULTS: dict[str, Any] = {
     "turn_seconds": None,
 }
 CLOSED_LEGAL: Message = {"min_quantity": [None] * 6, "dudo": False, "calza": False}
+ANY_CODE = (
+    "bad_message",
+    "not_joined",
+    "name_taken",
+    "room_full",
+    "unknown_token",
+    "game_in_progress",
+    "not_host",
+    "not_enough_players",
+    "game_not_running",
+    "not_your_turn",
+    "illegal_bid",
+    "no_bid",
+    "calza_not_allowed",
+    "rate_limited",
+)
 PHASES = {"lobby", "playing", "finished"}
 # Keys whose list values would be dice; the only places they may appear are listed per frame.
 DICE_WORDS = ("dice", "die", "faces", "hand", "cup", "roll")

@@ -137,7 +137,9 @@ class Client:
             if self.state is not None:
                 assert message["seq"] > self.state["seq"], "state.seq must increase"
             self.state = message
-            if message["phase"] == "playing" and message["round"] is not None:
+            if message["phase"] != "playing":
+                self.round_dice.clear()  # a rematch numbers its rounds from 1 again
+            elif message["round"] is not None:
                 number = message["round"]["number"]
                 dice = message["you"]["dice"]
                 seen = self.round_dice.setdefault(number, dice)
