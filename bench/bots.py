@@ -42,7 +42,7 @@ def baseline_action(view: GameView) -> Action:
     assert round_ is not None
     own = view["you"]["dice"]
     palifico = bool(round_["palifico"])
-    unseen = round_["total_dice"] - len(own)
+    unseen: int = round_["total_dice"] - len(own)
 
     def expected(face: int) -> float:
         share = 1 / 6 if palifico or face == ACE else 1 / 3
@@ -106,7 +106,9 @@ class Matchup:
 
 MATCHUPS = (
     Matchup.rotating("hard vs baseline, heads-up", ["hard", "baseline"]),
-    Matchup.rotating("1 hard vs 5 baseline", ["hard"] + ["baseline"] * 5),
+    Matchup.rotating(
+        "1 hard vs 5 baseline", ["hard", "baseline", "baseline", "baseline", "baseline", "baseline"]
+    ),
     Matchup.rotating(
         "2 hard, 2 normal, 2 easy", ["hard", "hard", "normal", "normal", "easy", "easy"]
     ),
