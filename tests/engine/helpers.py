@@ -6,8 +6,18 @@ import copy
 import random
 from collections.abc import Iterable
 
+from hypothesis import strategies as st
+
 from app.engine import Bid, Calza, Dudo, Game, GameSettings
 from app.engine.game import Action
+
+game_settings = st.builds(
+    GameSettings,
+    calza=st.booleans(),
+    palifico=st.booleans(),
+    calza_rule=st.sampled_from(["pressman", "asmodee"]),
+)
+seat_sets = st.lists(st.integers(0, 5), min_size=2, max_size=6, unique=True)
 
 
 class ScriptedDice(random.Random):

@@ -16,14 +16,7 @@ from app.engine.bids import BidContext, min_quantities
 from app.engine.bot import BOT_LEVELS, BotLevel, choose_action, maybe_calza
 from app.engine.game import Action
 from bench.bots import MATCHUPS, play_game
-
-rule_sets = st.builds(
-    GameSettings,
-    calza=st.booleans(),
-    palifico=st.booleans(),
-    calza_rule=st.sampled_from(["pressman", "asmodee"]),
-)
-seat_sets = st.lists(st.integers(0, 5), min_size=2, max_size=6, unique=True)
+from tests.engine.helpers import game_settings, seat_sets
 
 
 def random_legal(view: GameView, rng: random.Random) -> Action:
@@ -72,7 +65,7 @@ def advance(game: Game, steps: int, rng: random.Random) -> None:
 )
 @given(
     seats=seat_sets,
-    rules=rule_sets,
+    rules=game_settings,
     seed=st.integers(0, 2**32),
     steps=st.integers(0, 300),
 )

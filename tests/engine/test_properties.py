@@ -10,15 +10,8 @@ from hypothesis import strategies as st
 
 from app.engine import Bid, Calza, Dudo, Game, GameSettings, RoundEnded, RuleError, player_view
 from app.engine.game import Action
-from tests.engine.helpers import random_move, snapshot
+from tests.engine.helpers import game_settings, random_move, seat_sets, snapshot
 
-game_settings = st.builds(
-    GameSettings,
-    calza=st.booleans(),
-    palifico=st.booleans(),
-    calza_rule=st.sampled_from(["pressman", "asmodee"]),
-)
-seat_sets = st.lists(st.integers(0, 5), min_size=2, max_size=6, unique=True)
 PROPERTY_SETTINGS = settings(
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
