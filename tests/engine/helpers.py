@@ -85,6 +85,19 @@ def random_move(game: Game, rng: random.Random) -> tuple[int, Action]:
     return turn, rng.choice(lowest)
 
 
+def played(
+    seats: list[int], rules: GameSettings, seed: int, moves: int
+) -> tuple[Game, random.Random]:
+    """A game after up to `moves` random legal moves, and the chooser that picked them."""
+    game = Game(seats, random.Random(seed), rules)
+    chooser = random.Random(seed + 1)
+    for _ in range(moves):
+        if game.finished:
+            break
+        game.apply(*random_move(game, chooser))
+    return game, chooser
+
+
 def snapshot(game: Game) -> object:
     """A comparable deep copy of everything in a game but its RNG."""
     state = copy.deepcopy({k: v for k, v in vars(game).items() if k != "rng"})

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from app.engine import Bid, Calza, Dudo, Game, GameSettings, RoundEnded, RuleError, player_view
 from app.engine.game import Action
-from tests.engine.helpers import game_settings, random_move, seat_sets, snapshot
+from tests.engine.helpers import game_settings, played, random_move, seat_sets, snapshot
 
 PROPERTY_SETTINGS = settings(
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow]
@@ -105,11 +105,7 @@ def arbitrary_action(data: st.DataObject, game: Game) -> tuple[int, Action]:
 def test_a_rejected_action_changes_nothing(
     seats: list[int], rules: GameSettings, seed: int, moves: int, data: st.DataObject
 ) -> None:
-    game, chooser = new_game(seats, rules, seed)
-    for _ in range(moves):
-        if game.finished:
-            break
-        game.apply(*random_move(game, chooser))
+    game, _ = played(seats, rules, seed, moves)
     for _ in range(20):
         seat, action = arbitrary_action(data, game)
         before = snapshot(game)

@@ -14,31 +14,11 @@ from hypothesis import strategies as st
 
 from app.engine import Game, GameSettings, player_view
 from app.engine.snapshot import game_from_dict, game_to_dict
-from tests.engine.helpers import random_move, snapshot
+from tests.engine.helpers import game_settings, played, random_move, seat_sets, snapshot
 
-game_settings = st.builds(
-    GameSettings,
-    calza=st.booleans(),
-    palifico=st.booleans(),
-    calza_rule=st.sampled_from(["pressman", "asmodee"]),
-)
-seat_sets = st.lists(st.integers(0, 5), min_size=2, max_size=6, unique=True)
 SNAPSHOT_SETTINGS = settings(
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
-
-
-def played(
-    seats: list[int], rules: GameSettings, seed: int, moves: int
-) -> tuple[Game, random.Random]:
-    """A game after up to `moves` random legal moves, and the chooser that picked them."""
-    game = Game(seats, random.Random(seed), rules)
-    chooser = random.Random(seed + 1)
-    for _ in range(moves):
-        if game.finished:
-            break
-        game.apply(*random_move(game, chooser))
-    return game, chooser
 
 
 def through_json(game: Game) -> Game:
