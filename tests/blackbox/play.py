@@ -111,8 +111,12 @@ class Table:
             assert result["call"] == message["type"] and result["caller"] == actor.seat
             spec.check_outcome(before, result, after)
             for client in self.clients:
-                theirs = [m for m in client.frames if m["type"] == "round_result"]
-                assert theirs and theirs[-1] == result, "everyone gets the same round_result"
+                at = max(i for i, m in enumerate(client.frames) if m["type"] == "round_result")
+                assert client.frames[at] == result, "everyone gets the same round_result"
+                follower = client.frames[at + 1]
+                assert follower["type"] == "state" and key(follower) == key(after), (
+                    "the next state follows the round_result at once"
+                )
             self.results.append(result)
             self.ended.append(before)
         return after

@@ -377,6 +377,7 @@ def test_game_actions_after_the_game_are_game_not_running(server: Server) -> Non
     table = Table.playing(server, 2)
     table.play_out(random.Random(3))
     for client in table.players.values():
+        client.state_where(lambda s: s["game_id"] is not None)  # the save's state is no change
         client.reject({"type": "bid", "quantity": 1, "face": 2}, "game_not_running")
         client.reject({"type": "dudo"}, "game_not_running")
     table.others(table.host)[0].reject({"type": "rematch"}, "not_host")

@@ -99,7 +99,11 @@ def test_a_whole_game_with_a_spectator(server: Server) -> None:
         assert alive == [final["winner"]]
         assert state["last_result"] == {k: v for k, v in table.results[-1].items() if k != "type"}
     assert spectator.state is not None and spectator.state["you"]["dice"] == []
-    check_record(server, table, saved_game_id(table))
+    game_id = saved_game_id(table)
+    check_record(server, table, game_id)
+    replay = server.get(f"/games/{game_id}")
+    assert replay.status_code == 200
+    assert replay.headers["content-type"].startswith("text/html")
 
 
 @pytest.mark.parametrize(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import math
 import string
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -52,6 +53,26 @@ def test_join_welcomes_with_seat_and_token_then_state(server: Server) -> None:
     assert bob.seat == 1 and bob.token != ann.token
     seen = ann.state_where(lambda s: len(s["players"]) == 2)
     assert seen["host"] == 0
+
+
+def test_simultaneous_joins_get_distinct_seats(server: Server) -> None:
+    room_id = server.new_room()
+    sockets = [server.client(room_id) for _ in range(7)]
+    with ThreadPoolExecutor(len(sockets)) as pool:
+        answers = list(
+            pool.map(
+                lambda pair: answer_to_join(*pair),
+                [(client, f"P{i}") for i, client in enumerate(sockets)],
+            )
+        )
+    seated = sorted(a["seat"] for a in answers if a["type"] == "welcome")
+    assert seated == [0, 1, 2, 3, 4, 5]
+    assert [a["code"] for a in answers if a["type"] == "error"] == ["room_full"]
+
+
+def answer_to_join(client: Client, name: str) -> Message:
+    client.send(type="join", name=name)
+    return client.until(lambda m: m["type"] in ("welcome", "error"))
 
 
 def test_watch_has_no_seat_and_no_token(server: Server) -> None:

@@ -9,7 +9,8 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.blackbox.spec import SETTINGS_DEFAULTS
+from tests.blackbox.play import Table
+from tests.blackbox.spec import SETTINGS_DEFAULTS, dice_lists
 from tests.blackbox.wire import Server
 
 FULL_SETTINGS: dict[str, Any] = {
@@ -138,6 +139,17 @@ def test_room_lists_seated_players_and_bots(server: Server) -> None:
     host.state_where(lambda s: s["phase"] != "lobby")
     assert server.get(f"/api/rooms/{room_id}").json()["phase"] in ("playing", "finished")
     host.close()
+
+
+def test_the_room_endpoint_never_shows_dice(server: Server) -> None:
+    table = Table.playing(server, 3)
+    table.bid(table.to_act(), 2, 3)
+    body = server.get(f"/api/rooms/{table.room_id}").json()
+    assert body["phase"] == "playing"
+    assert not dice_lists(body), body
+    for entry in body["players"]:
+        assert set(entry) >= {"seat", "name", "bot"}
+        assert not isinstance(entry.get("dice"), list), entry
 
 
 @pytest.mark.parametrize("path", ["/", "/games"])

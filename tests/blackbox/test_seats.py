@@ -213,3 +213,36 @@ def test_a_game_between_a_person_and_bots(server: Server) -> None:
         ann.send(**choose_safe(ann, rng))
         ann.state_where(lambda s, st=state: key(s) != key(st))
     raise AssertionError("the game did not end")
+
+
+def test_a_kicked_player_loses_the_seat_and_its_token(server: Server) -> None:
+    table = Table.seat(server, ["Ann", "Bob"])
+    bob = table.players[1]
+    table.host.send(type="kick", seat=1)
+    state = bob.state_where(lambda s: seats(s) == [0])
+    assert state["you"]["seat"] is None and state["you"]["dice"] == []
+    bob.reject({"type": "chat", "text": "hey"}, *ANY_CODE)
+    server.client(table.room_id).reject({"type": "resume", "token": bob.token}, "unknown_token")
+
+
+def test_a_bots_name_is_taken_ignoring_case(server: Server) -> None:
+    room_id = server.new_room()
+    host = server.join(room_id, "Ann")
+    host.send(type="add_bot")
+    state = host.state_where(lambda s: len(s["players"]) == 2)
+    bot_name = state["players"][1]["name"]
+    newcomer = server.client(room_id)
+    newcomer.reject({"type": "join", "name": f" {bot_name.swapcase()} "}, "name_taken")
+
+
+def test_resume_after_the_game_has_finished(server: Server) -> None:
+    """A seat is taken back in any phase."""
+    table = Table.playing(server, 2)
+    final = table.play_out(random.Random(6))
+    loser = next(c for c in table.players.values() if c.seat != final["winner"])
+    back = server.client(table.room_id)
+    welcome = back.hello(type="resume", token=loser.token)
+    assert (welcome["seat"], welcome["token"]) == (loser.seat, loser.token)
+    assert loser.close_code() == 4000
+    assert back.state is not None and back.state["phase"] == "finished"
+    assert back.state["winner"] == final["winner"]

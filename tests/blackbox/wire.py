@@ -133,6 +133,8 @@ class Client:
             spec.check_welcome(message, self.room_id)
             self.seat, self.token = message["seat"], message["token"]
         elif kind == "state":
+            if self.seat is not None and message["you"]["seat"] is None:
+                self.seat = None  # left or kicked: the socket stays, as a spectator
             spec.check_state(message, self.room_id, self.seat)
             if self.state is not None:
                 assert message["seq"] > self.state["seq"], "state.seq must increase"
