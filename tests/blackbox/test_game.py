@@ -198,6 +198,40 @@ def test_palifico_round_over_the_wire(server: Server) -> None:
     pytest.fail("no palifico round came up")
 
 
+def veteran_to_act(state: Message) -> bool:
+    """A palifico round with a bid standing, and the player to act is a one-die veteran."""
+    round_ = state["round"]
+    if state["phase"] != "playing" or not round_["palifico"] or round_["bid"] is None:
+        return False
+    me = next(p for p in state["players"] if p["seat"] == round_["turn"])
+    return round_["turn"] != round_["palifico_seat"] and me["dice"] == 1 and me["palifico_used"]
+
+
+def test_a_one_die_veteran_may_change_the_face_in_palifico(server: Server) -> None:
+    """RULES.md 7.4 and example 19: same quantity and a higher face, or a higher quantity;
+    aces are the lowest face, so aces only with a higher quantity. The new face is locked."""
+    rng = random.Random(12)
+    for _ in range(25):
+        table = Table.playing(server, 6)
+        state = table.play_until(veteran_to_act, rng, calza_rate=0.3)
+        if state["phase"] == "finished":
+            server.close_all()
+            continue
+        veteran = table.to_act()
+        q, f = state["round"]["bid"]["quantity"], state["round"]["bid"]["face"]
+        if f > 1:
+            veteran.reject({"type": "bid", "quantity": q, "face": 1}, "illegal_bid")
+            veteran.reject({"type": "bid", "quantity": q, "face": f - 1}, "illegal_bid")
+        if f == 6 and q == state["round"]["total_dice"]:
+            table.act(veteran, type="dudo")
+        elif f == 6:
+            table.bid(veteran, q + 1, 2)
+        else:
+            table.bid(veteran, q, f + 1)
+        return
+    pytest.fail("no one-die veteran came to act in a palifico round")
+
+
 def test_a_game_with_bots_only_after_the_host_leaves(server: Server) -> None:
     """A person who leaves a running game is played by the server's bot; the game ends."""
     room_id = server.new_room()
