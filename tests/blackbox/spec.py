@@ -189,10 +189,10 @@ def check_state(state: Message, room_id: str, seat: int | None) -> None:
             assert player["out"] == (player["dice"] == 0), player
         players[player["seat"]] = player
     assert len(players) <= state["settings"]["max_players"]
-    if players:
+    if any(not p["bot"] for p in players.values()):
         assert state["host"] in players, "the host is a seated player"
-    else:
-        assert state["host"] is None or is_seat(state["host"])
+    else:  # nobody, or bots only: PROTOCOL.md names no host (the server sends null)
+        assert state["host"] is None or state["host"] in players, state["host"]
     you = state["you"]
     assert set(you) >= {"seat", "dice", "legal"} and you["seat"] == seat, (you, seat)
     assert isinstance(you["dice"], list) and all(is_int(d) and 1 <= d <= 6 for d in you["dice"])

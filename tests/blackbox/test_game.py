@@ -157,6 +157,24 @@ def test_every_kind_of_outcome_happens(server: Server) -> None:
     pytest.fail(f"never saw {wanted - seen}")
 
 
+def test_dice_look_fair(server: Server) -> None:
+    """RULES.md 1: fair dice from a secure generator. Black-box, only a sanity bound: every face
+    about as often as the others (chi-square, 5 degrees of freedom, p < 1e-5 fails) and no two
+    games dealt the same first hands."""
+    faces: list[int] = []
+    openings: list[list[list[int]]] = []
+    for seed in range(3):
+        table = Table.playing(server, 6)
+        table.play_out(random.Random(seed))
+        faces += [d for r in table.results for entry in r["reveal"] for d in entry["dice"]]
+        openings.append([entry["dice"] for entry in table.results[0]["reveal"]])
+        server.close_all()
+    expected = len(faces) / 6
+    chi2 = sum((faces.count(face) - expected) ** 2 / expected for face in range(1, 7))
+    assert len(faces) > 600 and chi2 < 30, (len(faces), chi2)
+    assert openings[0] != openings[1] != openings[2]
+
+
 def test_an_exact_calza_at_five_dice_names_the_gainer_who_keeps_five(server: Server) -> None:
     """RULES.md 6: the caller wins the calza (`gainer`) but never goes above 5 dice; the
     caller opens the next round. (Table.act checks all of it; this finds the case.)"""

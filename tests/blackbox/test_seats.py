@@ -49,6 +49,19 @@ def test_host_leaving_the_lobby_hands_over_to_the_lowest_seated_human(server: Se
     assert cat.state_where(lambda s: len(s["players"]) == 3)["players"][1]["bot"]
 
 
+def test_a_lobby_of_bots_gets_the_next_person_as_host(server: Server) -> None:
+    room_id = server.new_room()
+    ann = server.join(room_id, "Ann")
+    ann.send(type="add_bot")
+    ann.state_where(lambda s: len(s["players"]) == 2)
+    ann.send(type="leave")
+    ann.state_where(lambda s: seats(s) == [1])
+    bob = server.join(room_id, "Bob")
+    assert bob.seat == 0 and bob.state is not None and bob.state["host"] == 0
+    bob.send(type="start")
+    bob.state_where(lambda s: s["phase"] == "playing")
+
+
 def test_the_new_host_may_start(server: Server) -> None:
     table = Table.seat(server, ["Ann", "Bob", "Cat"])
     table.players[0].send(type="leave")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 
-from tests.blackbox.play import Table
+from tests.blackbox.play import Table, key
 from tests.blackbox.spec import SETTINGS_DEFAULTS, player
 from tests.blackbox.wire import Server
 
@@ -150,3 +150,17 @@ def test_when_the_deadline_passes_the_bot_plays_the_turn(server: Server) -> None
     assert moved["round"]["bids"][0]["seat"] == opener
     assert time.time() >= state["round"]["turn_deadline"] - 0.5
     assert all(p["connected"] for p in moved["players"]), "the owner is still there"
+    for client in table.clients:
+        client.state_where(lambda s: key(s) == key(moved))
+    other = table.to_act()
+    legal = other.state["you"]["legal"] if other.state else {}
+    quantity, face = next(
+        (q, f) for f, q in enumerate(legal["min_quantity"], start=1) if q is not None
+    )
+    table.bid(other, quantity, face)
+    owner = table.to_act()
+    assert owner.seat == opener and owner.state is not None
+    deadline = owner.state["round"]["turn_deadline"]
+    assert time.time() + TIMER - 2 <= deadline, "the owner has a fresh turn of their own"
+    assert not owner.drain(0.5), "the bot played only the turn that timed out"
+    table.act(owner, type="dudo")
