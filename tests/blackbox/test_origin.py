@@ -50,6 +50,15 @@ def test_own_origin_is_admitted(server: Server) -> None:
     admitted(server, origin=server.http)
 
 
+def test_own_origin_by_another_host_name_is_admitted(server: Server) -> None:
+    """The server's own origin is whatever host the page and the socket were reached by."""
+    local = Server(server.http.replace("127.0.0.1", "localhost"), server.log)
+    room_id = server.new_room()
+    client = local.client(room_id, origin=local.http)
+    assert client.hello(type="join", name="Ann")["seat"] == 0
+    client.close()
+
+
 def test_listed_origin_is_admitted(server: Server) -> None:
     admitted(server, origin=FRIENDS)
 
@@ -57,12 +66,12 @@ def test_listed_origin_is_admitted(server: Server) -> None:
 @pytest.fixture(scope="module")
 def listing_two(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     home: Path = tmp_path_factory.mktemp("origins")
-    origins = "https://a.example,https://b.example"
+    origins = "https://a.example, https://b.example"
     with running_server(home, PERUDO_ALLOWED_ORIGINS=origins) as base:
         yield Server(base, home / "server.log")
 
 
-def test_allowed_origins_is_a_comma_separated_list(listing_two: Server) -> None:
+def test_allowed_origins_is_a_comma_separated_list_spaces_allowed(listing_two: Server) -> None:
     admitted(listing_two, origin="https://a.example")
     admitted(listing_two, origin="https://b.example")
     admitted(listing_two, origin=listing_two.http)
