@@ -259,7 +259,7 @@ def normal_least(bid: Message | None, face: int) -> int | None:
     """RULES.md 4: aces wild, never opened on, half the quantity to go to aces, 2q+1 back."""
     if bid is None:
         return None if face == 1 else 1
-    q, f = bid["quantity"], bid["face"]
+    q, f = int(bid["quantity"]), int(bid["face"])
     if f == 1:
         return q + 1 if face == 1 else 2 * q + 1
     if face == 1:
@@ -271,7 +271,7 @@ def palifico_least(bid: Message | None, face: int, veteran: bool) -> int | None:
     """RULES.md 7: any opening face; the face locked, except for a one-die veteran."""
     if bid is None:
         return 1
-    q, f = bid["quantity"], bid["face"]
+    q, f = int(bid["quantity"]), int(bid["face"])
     if veteran:
         return q if face > f else q + 1
     return q + 1 if face == f else None

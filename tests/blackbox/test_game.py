@@ -222,7 +222,9 @@ def veteran_to_act(state: Message) -> bool:
     if state["phase"] != "playing" or not round_["palifico"] or round_["bid"] is None:
         return False
     me = next(p for p in state["players"] if p["seat"] == round_["turn"])
-    return round_["turn"] != round_["palifico_seat"] and me["dice"] == 1 and me["palifico_used"]
+    return bool(
+        round_["turn"] != round_["palifico_seat"] and me["dice"] == 1 and me["palifico_used"]
+    )
 
 
 def test_a_one_die_veteran_may_change_the_face_in_palifico(server: Server) -> None:

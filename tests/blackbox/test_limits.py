@@ -83,7 +83,7 @@ def test_a_burst_beyond_40_is_rate_limited_and_dropped(server: Server) -> None:
     limited = [m for m in got if m["type"] == "error"]
     assert {m["code"] for m in limited} == {"rate_limited"}, limited
     passed = 60 - len(limited)
-    assert 40 <= passed <= 40 + 20 * elapsed + 2, (passed, elapsed)
+    assert 40 <= passed <= 40 + 20 * elapsed + 5, (passed, elapsed)
     heard = [m for m in bob.drain(0.3) if m["type"] == "chat"]
     assert len(heard) == passed, "a rate-limited message is dropped, the others are sent"
     time.sleep(1.0)

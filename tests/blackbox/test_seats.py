@@ -3,10 +3,19 @@
 from __future__ import annotations
 
 import random
+from functools import partial
 
 from tests.blackbox.play import Table, key
 from tests.blackbox.spec import ANY_CODE, Message, player
 from tests.blackbox.wire import Client, Server
+
+
+def same_key(held: Message, state: Message) -> bool:
+    return key(held) == key(state)
+
+
+def other_key(held: Message, state: Message) -> bool:
+    return key(held) != key(state)
 
 
 def seats(state: Message) -> list[int]:
@@ -156,7 +165,7 @@ def test_a_resumed_seat_is_no_longer_played_by_the_bot(server: Server) -> None:
         assert state["phase"] == "playing"
         turn = state["round"]["turn"]
         client = table.players[turn]
-        client.state_where(lambda s, st=state: key(s) == key(st))
+        client.state_where(partial(same_key, state))
         if turn == 2:
             assert not observer.drain(0.5), "nobody plays the resumed seat's turn for it"
             table.act(client, **choose_safe(client, rng))
@@ -224,7 +233,7 @@ def test_a_game_between_a_person_and_bots(server: Server) -> None:
             assert state["winner"] in (0, 1, 2)
             return
         ann.send(**choose_safe(ann, rng))
-        ann.state_where(lambda s, st=state: key(s) != key(st))
+        ann.state_where(partial(other_key, state))
     raise AssertionError("the game did not end")
 
 
