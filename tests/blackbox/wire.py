@@ -135,6 +135,7 @@ class Client:
         elif kind == "state":
             if self.seat is not None and message["you"]["seat"] is None:
                 self.seat = None  # left or kicked: the socket stays, as a spectator
+                self.round_dice.clear()
             spec.check_state(message, self.room_id, self.seat)
             if self.state is not None:
                 assert message["seq"] > self.state["seq"], "state.seq must increase"
