@@ -10,7 +10,15 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal, TypedDict
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter, ValidationError
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    TypeAdapter,
+    ValidationError,
+)
 
 ErrorCode = Literal[
     "bad_message",
@@ -38,7 +46,17 @@ Name = Annotated[
         strip_whitespace=True, min_length=1, max_length=24, pattern=r"^[^\x00-\x1f\x7f]*$"
     ),
 ]
-ChatText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=300)]
+MAX_CHAT = 300
+
+
+def _chat_length(text: str) -> str:
+    """A chat is 1..300 characters once trimmed, and is then broadcast as sent."""
+    if not 1 <= len(text.strip()) <= MAX_CHAT:
+        raise ValueError(f"a chat is 1 to {MAX_CHAT} characters")
+    return text
+
+
+ChatText = Annotated[str, AfterValidator(_chat_length)]
 
 
 class ProtocolError(Exception):

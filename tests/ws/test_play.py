@@ -116,13 +116,13 @@ def test_spectators_see_the_table_but_no_hidden_dice(http: TestClient) -> None:
             assert not any(frame["you"]["legal"]["min_quantity"])
 
 
-def test_chat_is_broadcast_trimmed(http: TestClient) -> None:
+def test_names_are_trimmed_and_chat_is_broadcast_as_sent(http: TestClient) -> None:
     room_id = new_room(http)
     with ExitStack() as stack:
         ana, bea = seat_clients(http, stack, room_id, ["  Ana  ", "Bea"])
         assert ana.state["players"][0]["name"] == "Ana"
         ana.send(type="chat", text="  <b>hola</b>  ")
-        expected = {"type": "chat", "seat": 0, "name": "Ana", "text": "<b>hola</b>"}
+        expected = {"type": "chat", "seat": 0, "name": "Ana", "text": "  <b>hola</b>  "}
         assert ana.expect("chat") == expected
         assert bea.expect("chat") == expected
 
