@@ -307,10 +307,6 @@ def test_chat_is_broadcast_as_sent(lobby: Table, server: Server, text: str) -> N
         assert (message["seat"], message["name"]) == (1, "Bob")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="PROTOCOL.md: chat 'is broadcast as sent'; the server broadcasts the trimmed text",
-)
 def test_chat_keeps_surrounding_spaces(lobby: Table) -> None:
     """Trimming only decides whether a chat is 1..300 characters long."""
     lobby.host.send(type="chat", text="  hi there  ")
