@@ -26,6 +26,16 @@ async def seated(room: Room, count: int) -> list[FakeConnection]:
     return conns
 
 
+async def start_and_leave_to_a_bot(room: Room) -> FakeConnection:
+    """A person and a bot start a game; the person leaves, so only the server's bots play."""
+    host = FakeConnection()
+    await say(room, host, type="join", name="Ana")
+    await say(room, host, type="add_bot")
+    await say(room, host, type="start")
+    await say(room, host, type="leave")
+    return host
+
+
 async def test_dudo_and_calza_race_one_wins_one_is_refused(make_room: MakeRoom) -> None:
     room = make_room()
     conns = await seated(room, 3)
@@ -73,11 +83,7 @@ async def test_a_failing_bot_still_plays_a_legal_move(
 
     monkeypatch.setattr("app.rooms.room.choose_action", broken)
     room = make_room()
-    host = FakeConnection()
-    await say(room, host, type="join", name="Ana")
-    await say(room, host, type="add_bot")
-    await say(room, host, type="start")
-    await say(room, host, type="leave")
+    await start_and_leave_to_a_bot(room)
     with caplog.at_level(logging.ERROR, logger="app.rooms.room"):
         await clock.advance(100_000)
     assert room.phase == "finished"
@@ -89,11 +95,7 @@ async def test_a_failed_save_is_logged_and_the_room_goes_on(
 ) -> None:
     store.fail = True
     room = make_room()
-    host = FakeConnection()
-    await say(room, host, type="join", name="Ana")
-    await say(room, host, type="add_bot")
-    await say(room, host, type="start")
-    await say(room, host, type="leave")
+    host = await start_and_leave_to_a_bot(room)
     with caplog.at_level(logging.ERROR, logger="app.rooms.room"):
         await clock.advance(100_000)
         await room.settle()
