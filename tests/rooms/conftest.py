@@ -67,6 +67,14 @@ class MemoryStore:
         self.snapshots.pop(room_id, None)
 
 
+async def seated(room: Room, count: int) -> list[FakeConnection]:
+    """`count` people joined in order, named P0, P1, ...; P0 is the host."""
+    conns = [FakeConnection() for _ in range(count)]
+    for i, conn in enumerate(conns):
+        await say(room, conn, type="join", name=f"P{i}")
+    return conns
+
+
 async def say(room: Room, conn: FakeConnection, **message: Any) -> None:
     """Send one client message through the real parser."""
     parsed = parse_client_message(orjson.dumps(message).decode())

@@ -13,17 +13,10 @@ import pytest
 from app.engine import Bid
 from app.protocol import ProtocolError, RoomSettings
 from app.rooms import ManualScheduler, Registry, Room, RoomConfig
-from tests.rooms.conftest import FakeConnection, MemoryStore, say
+from tests.rooms.conftest import FakeConnection, MemoryStore, say, seated
 
 pytestmark = pytest.mark.anyio
 MakeRoom = Callable[..., Room]
-
-
-async def seated(room: Room, count: int) -> list[FakeConnection]:
-    conns = [FakeConnection() for _ in range(count)]
-    for i, conn in enumerate(conns):
-        await say(room, conn, type="join", name=f"P{i}")
-    return conns
 
 
 async def start_and_leave_to_a_bot(room: Room) -> FakeConnection:

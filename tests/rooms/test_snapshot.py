@@ -14,7 +14,7 @@ import pytest
 from app.protocol import ProtocolError, RoomSettings
 from app.rooms import ManualScheduler, Registry, Room, RoomConfig
 from app.rooms.snapshot import room_to_dict
-from tests.rooms.conftest import BOT_DELAY, GRACE, FakeConnection, MemoryStore, say
+from tests.rooms.conftest import BOT_DELAY, GRACE, FakeConnection, MemoryStore, say, seated
 from tests.ws.helpers import legal_move
 
 pytestmark = pytest.mark.anyio
@@ -53,9 +53,7 @@ async def table(
 ) -> tuple[Room, list[FakeConnection]]:
     """A room where `people` joined (seats 0, 1, ...) and the host added bots and started."""
     room = registry.create(RoomSettings(**settings))
-    conns = [FakeConnection() for _ in range(people)]
-    for i, conn in enumerate(conns):
-        await say(room, conn, type="join", name=f"P{i}")
+    conns = await seated(room, people)
     for _ in range(bots):
         await say(room, conns[0], type="add_bot")
     await say(room, conns[0], type="start")

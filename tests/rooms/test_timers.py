@@ -10,7 +10,7 @@ import pytest
 
 from app.protocol import ProtocolError
 from app.rooms import ManualScheduler, Room
-from tests.rooms.conftest import BOT_DELAY, GRACE, FakeConnection, MemoryStore, say
+from tests.rooms.conftest import BOT_DELAY, GRACE, FakeConnection, MemoryStore, say, seated
 from tests.ws.helpers import legal_move
 
 pytestmark = pytest.mark.anyio
@@ -81,9 +81,7 @@ async def test_the_turn_timer_plays_one_turn_for_the_seat(
     make_room: MakeRoom, clock: ManualScheduler
 ) -> None:
     room = make_room(turn_seconds=30)
-    ana, bea = FakeConnection(), FakeConnection()
-    await say(room, ana, type="join", name="Ana")
-    await say(room, bea, type="join", name="Bea")
+    ana, _ = await seated(room, 2)
     await say(room, ana, type="start")
     state = ana.state
     turn = state["round"]["turn"]
@@ -102,9 +100,7 @@ async def test_a_disconnected_player_gets_a_grace_period_then_the_bot(
     make_room: MakeRoom, clock: ManualScheduler
 ) -> None:
     room = make_room()
-    ana, bea = FakeConnection(), FakeConnection()
-    await say(room, ana, type="join", name="Ana")
-    await say(room, bea, type="join", name="Bea")
+    ana, bea = await seated(room, 2)
     await say(room, ana, type="start")
     turn = ana.state["round"]["turn"]
     gone, stays = (ana, bea) if turn == 0 else (bea, ana)
@@ -129,9 +125,7 @@ async def test_grace_counts_from_the_turn_when_the_player_left_earlier(
     make_room: MakeRoom, clock: ManualScheduler
 ) -> None:
     room = make_room()
-    conns = [FakeConnection() for _ in range(3)]
-    for i, conn in enumerate(conns):
-        await say(room, conn, type="join", name=f"P{i}")
+    conns = await seated(room, 3)
     await say(room, conns[0], type="start")
     turn = conns[0].state["round"]["turn"]
     absent = (turn + 1) % 3  # plays next
@@ -153,9 +147,7 @@ async def test_leave_hands_the_seat_to_the_bot_and_resume_takes_it_back(
     make_room: MakeRoom, clock: ManualScheduler
 ) -> None:
     room = make_room()
-    ana, bea = FakeConnection(), FakeConnection()
-    await say(room, ana, type="join", name="Ana")
-    await say(room, bea, type="join", name="Bea")
+    ana, bea = await seated(room, 2)
     token = bea.frames[0]["token"]
     await say(room, ana, type="start")
     await say(room, bea, type="leave")
