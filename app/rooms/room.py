@@ -144,10 +144,10 @@ class Room:
         self._scheduler = scheduler
         self._store = store
         self._rng = rng or secrets.SystemRandom()
-        self._tokens: dict[str, int] = {}
+        self.tokens: dict[str, int] = {}  # a seat's token -> its number
         self._viewers: dict[Connection, int | None] = {}
-        self._game_no = 0
-        self._started_at = ""
+        self.game_no = 0
+        self.started_at = ""
         self._timer: Timer | None = None
         self._calza_timer: Timer | None = None
         self._calza_weighed: tuple[int, int, int] | None = None
@@ -178,7 +178,7 @@ class Room:
             "phase": self.phase,
             "players": [
                 {"seat": seat.number, "name": seat.name, "bot": seat.bot}
-                for seat in self._seat_list()
+                for seat in self.seat_list()
             ],
             "settings": self.settings.model_dump(),
         }
@@ -260,14 +260,14 @@ class Room:
         token = secrets.token_urlsafe(TOKEN_BYTES)
         seat = Seat(free[0], name, token, conn=conn)
         self.seats[seat.number] = seat
-        self._tokens[token] = seat.number
+        self.tokens[token] = seat.number
         if self.host is None:
             self.host = seat.number
         self._viewers[conn] = seat.number
         return seat.number, token
 
     def _resume(self, conn: Connection, token: str) -> tuple[int, str]:
-        number = self._tokens.get(token)
+        number = self.tokens.get(token)
         if number is None:
             raise ProtocolError("unknown_token", "No seat in this room has that token.")
         seat = self.seats[number]
@@ -330,7 +330,7 @@ class Room:
     def _next_host(self) -> int | None:
         """The lowest seated human still at the table. With none left, a lobby waits for a
         newcomer to host (None); a game keeps its departed host, who may resume."""
-        humans = [s.number for s in self._seat_list() if not s.bot and not s.autoplay]
+        humans = [s.number for s in self.seat_list() if not s.bot and not s.autoplay]
         if humans:
             return humans[0]
         return self.host if self.game is not None else None
@@ -338,7 +338,7 @@ class Room:
     def _free(self, seat: Seat) -> None:
         del self.seats[seat.number]
         if seat.token is not None:
-            del self._tokens[seat.token]
+            del self.tokens[seat.token]
 
     def _host_action(
         self, seat: int | None, message: SettingsChange | AddBot | Kick | Start | Rematch
@@ -401,8 +401,8 @@ class Room:
         )
         self.game = Game(sorted(self.seats), self._rng, game_settings)
         self.game_id = None
-        self._game_no += 1
-        self._started_at = _utc_now()
+        self.game_no += 1
+        self.started_at = _utc_now()
 
     def _after(self, events: list[Event]) -> None:
         """Broadcast what the events reveal; a finished game goes to the store."""
@@ -417,7 +417,7 @@ class Room:
     def _save_finished_game(self) -> None:
         if self._store is None:
             return
-        task = asyncio.create_task(self._save(self._game_no, self._record()))
+        task = asyncio.create_task(self._save(self.game_no, self._record()))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
@@ -428,13 +428,13 @@ class Room:
         places = game.places()
         return {
             "room_id": self.room_id,
-            "started_at": self._started_at,
+            "started_at": self.started_at,
             "finished_at": _utc_now(),
             "settings": self.settings.model_dump(),
             "winner": {"seat": game.winner, "name": self.seats[game.winner].name},
             "players": [
                 {"seat": s.number, "name": s.name, "bot": s.bot, "place": places[s.number]}
-                for s in self._seat_list()
+                for s in self.seat_list()
             ],
             "rounds": [record.to_dict() for record in game.rounds],
         }
@@ -447,7 +447,7 @@ class Room:
             logger.exception("could not save the finished game of room %s", self.room_id)
             return
         async with self.lock:
-            if game_no == self._game_no:
+            if game_no == self.game_no:
                 self.game_id = game_id
                 self._changed()
 
@@ -459,8 +459,9 @@ class Room:
                 timer.cancel()
         self._timer = self._calza_timer = None
 
-    def _reschedule(self) -> None:
-        """Arm the one timer that may act for the seat to play: bot, turn timer or grace."""
+    def rearm_timers(self) -> None:
+        """Arm the timers that may act next: the one for the seat to play (bot, turn timer or
+        grace) and, after a bid, the bots' calza decision."""
         self._cancel_timer()
         game = self.game
         if game is None or game.round is None:
@@ -468,7 +469,7 @@ class Room:
             self._turn_deadline = None
             return
         now = self._scheduler.now()
-        key = (self._game_no, game.round.number, len(game.round.bids))
+        key = (self.game_no, game.round.number, len(game.round.bids))
         if key != self._turn_key:
             self._turn_key = key
             self._turn_started = now
@@ -545,7 +546,7 @@ class Room:
                     seat.autoplay = True
                     seat.autoplay_since = now
                 elif self._turn_deadline is None or now < self._turn_deadline:
-                    self._reschedule()  # woke early
+                    self.rearm_timers()  # woke early
                     return
             self._after(self._bot_move(game, seat))
             self._changed()
@@ -566,7 +567,7 @@ class Room:
     def _changed(self) -> None:
         """After every change: re-arm the timer, then send everyone a fresh `state`."""
         self.last_change = self._scheduler.now()
-        self._reschedule()
+        self.rearm_timers()
         self.seq += 1
         for conn, frame in self._state_frames().items():
             conn.send(frame)
@@ -600,7 +601,7 @@ class Room:
                     "autoplay": s.autoplay,
                     "level": s.level,
                 }
-                for s in self._seat_list()
+                for s in self.seat_list()
             ],
             "round": public["round"] if public else None,
             "last_result": public["last_result"] if public else None,
@@ -623,7 +624,8 @@ class Room:
             frames[conn] = (head + yous[seat] + b"}").decode()
         return frames
 
-    def _seat_list(self) -> list[Seat]:
+    def seat_list(self) -> list[Seat]:
+        """The seats in seat order."""
         return [self.seats[number] for number in sorted(self.seats)]
 
 

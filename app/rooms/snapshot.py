@@ -2,8 +2,8 @@
 
 Connections are not kept: after a restore every person's seat is offline until its token
 resumes, and the disconnect grace applies as usual. Timers start afresh at the restore: the
-player to act gets a full turn timer, a bot thinks again. This module is the room's persistence
-half and knows the room's fields on purpose. Bad data raises KeyError, TypeError or ValueError.
+player to act gets a full turn timer, a bot thinks again. Bad data raises KeyError, TypeError
+or ValueError.
 """
 
 from __future__ import annotations
@@ -56,12 +56,12 @@ def room_to_dict(room: Room) -> dict[str, Any]:
                 "level": seat.level,
                 "autoplay": seat.autoplay,
             }
-            for seat in room._seat_list()
+            for seat in room.seat_list()
         ],
         "game": None if room.game is None else game_to_dict(room.game),
         "game_id": room.game_id,
-        "game_no": room._game_no,
-        "started_at": room._started_at,
+        "game_no": room.game_no,
+        "started_at": room.started_at,
     }
 
 
@@ -89,15 +89,15 @@ def room_from_dict(
     now = scheduler.now()
     seats = [_seat(s, now) for s in data["seats"]]
     room.seats = {seat.number: seat for seat in seats}
-    room._tokens = {seat.token: seat.number for seat in seats if seat.token is not None}
+    room.tokens = {seat.token: seat.number for seat in seats if seat.token is not None}
     room.host = strict_optional_int(data["host"])
     room.game = None if data["game"] is None else game_from_dict(data["game"], rng)
     room.game_id = None if data["game_id"] is None else _str(data["game_id"])
     room.seq = strict_int(data["seq"]) + SEQ_GAP_AFTER_RESTORE
-    room._game_no = strict_int(data["game_no"])
-    room._started_at = _str(data["started_at"])
+    room.game_no = strict_int(data["game_no"])
+    room.started_at = _str(data["started_at"])
     _check(room, seats)
-    room._reschedule()
+    room.rearm_timers()
     return room
 
 
@@ -122,7 +122,7 @@ def _seat(data: dict[str, Any], now: float) -> Seat:
 def _check(room: Room, seats: list[Seat]) -> None:
     """Refuse a room the server could not have built: it would fail later, mid-game."""
     numbers = [seat.number for seat in seats]
-    if len(set(numbers)) != len(numbers) or len(room._tokens) != sum(not s.bot for s in seats):
+    if len(set(numbers)) != len(numbers) or len(room.tokens) != sum(not s.bot for s in seats):
         raise ValueError("seat numbers and tokens must be unique")
     if any(not 0 <= n < room.settings.max_players for n in numbers):
         raise ValueError("a seat number is outside the room")
