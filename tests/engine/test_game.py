@@ -17,7 +17,7 @@ from app.engine import (
     RoundStarted,
     RuleError,
 )
-from app.engine.game import Event, RoundResult, count_matching
+from app.engine.game import Action, Event, RoundResult, count_matching
 from tests.engine.helpers import ScriptedDice, scripted_game, snapshot
 
 ANNA, BELA, CSILLA = 0, 1, 2
@@ -493,7 +493,8 @@ def test_game_end_events_and_places() -> None:
 def test_rejected_action_changes_nothing() -> None:
     game, _ = scripted_game([6, 1, 1], [[2] * 5] * 3)
     before = snapshot(game)
-    for seat, action in [(1, Bid(1, 2)), (0, Bid(1, 1)), (0, Dudo()), (2, Calza())]:
+    refused: list[tuple[int, Action]] = [(1, Bid(1, 2)), (0, Bid(1, 1)), (0, Dudo()), (2, Calza())]
+    for seat, action in refused:
         with pytest.raises(RuleError):
             game.apply(seat, action)
         assert snapshot(game) == before
