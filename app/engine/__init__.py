@@ -1,14 +1,21 @@
 """The pure rules engine: no I/O, no asyncio, no web or database imports.
 
-Public surface: `Bid`, `Dudo`, `Calza`, `Game`, `GameSettings`, `RuleError` and
-`player_view`. Randomness is injected as a `random.Random` (production: `secrets.SystemRandom`).
+Public surface: the rules (`Bid`, `Dudo`, `Calza`, `Game`, `GameSettings`, `RuleError`), the
+views that are the only way state leaves the engine (`player_view` and the TypedDicts of
+`app.engine.wire`), the odds helper, the bots, and the vocabularies the wire shares with the
+engine (`BotLevel`, `CalzaRule`, `RuleCode`, with their values as tuples). Randomness is
+injected as a `random.Random` (production: `secrets.SystemRandom`).
 """
 
 from app.engine.bids import Bid
+from app.engine.bot import BOT_LEVELS, BotLevel, choose_action, maybe_calza
 from app.engine.game import (
+    CALZA_RULES,
+    RULE_CODES,
     Action,
     BidMade,
     Calza,
+    CalzaRule,
     Dudo,
     Event,
     Game,
@@ -16,25 +23,66 @@ from app.engine.game import (
     GameSettings,
     RoundEnded,
     RoundStarted,
+    RuleCode,
     RuleError,
 )
-from app.engine.view import GameView, no_legal, player_view, table_view, you_view
+from app.engine.odds import chance_holds, odds_view
+from app.engine.snapshot import game_from_dict, game_to_dict
+from app.engine.view import lobby_you, no_legal, player_view, table_view, you_view
+from app.engine.wire import (
+    BidView,
+    GameView,
+    LegalView,
+    OddsView,
+    PlayerPublic,
+    RevealView,
+    RollView,
+    RoundRecordView,
+    RoundResultView,
+    RoundView,
+    TableView,
+    YouView,
+)
 
 __all__ = [
+    "BOT_LEVELS",
+    "CALZA_RULES",
+    "RULE_CODES",
     "Action",
     "Bid",
     "BidMade",
+    "BidView",
+    "BotLevel",
     "Calza",
+    "CalzaRule",
     "Dudo",
     "Event",
     "Game",
     "GameEnded",
     "GameSettings",
     "GameView",
+    "LegalView",
+    "OddsView",
+    "PlayerPublic",
+    "RevealView",
+    "RollView",
     "RoundEnded",
+    "RoundRecordView",
+    "RoundResultView",
     "RoundStarted",
+    "RoundView",
+    "RuleCode",
     "RuleError",
+    "TableView",
+    "YouView",
+    "chance_holds",
+    "choose_action",
+    "game_from_dict",
+    "game_to_dict",
+    "lobby_you",
+    "maybe_calza",
     "no_legal",
+    "odds_view",
     "player_view",
     "table_view",
     "you_view",

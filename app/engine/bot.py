@@ -21,14 +21,14 @@ import math
 import random
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Literal, NamedTuple
+from typing import Literal, NamedTuple, get_args
 
 from app.engine.bids import ACE, FACES, Bid
-from app.engine.game import MAX_DICE, Action, Calza, Dudo, count_matching
-from app.engine.view import GameView
+from app.engine.game import MAX_DICE, Action, Calza, Dudo, count_matching, match_chance
+from app.engine.wire import BidView, GameView
 
 BotLevel = Literal["easy", "normal", "hard"]
-BOT_LEVELS: tuple[BotLevel, ...] = ("easy", "normal", "hard")
+BOT_LEVELS: tuple[BotLevel, ...] = get_args(BotLevel)
 
 Distribution = tuple[float, ...]
 HandKey = tuple[int, float, float | None, float]  # the arguments of `_hand`
@@ -172,7 +172,7 @@ class _Table:
         me = view["you"]["seat"]
         if round_ is None or me is None:
             raise ValueError("the bot needs a running round and a seat")
-        palifico = bool(round_["palifico"])
+        palifico = round_["palifico"]
         own = view["you"]["dice"]
         counts = {p["seat"]: p["dice"] for p in view["players"] if not p["out"]}
         order = sorted(counts)
@@ -181,7 +181,7 @@ class _Table:
         return cls(
             me=me,
             own_counts=[count_matching(own, face, aces_wild=not palifico) for face in FACES],
-            total=int(round_["total_dice"]),
+            total=round_["total_dice"],
             palifico=palifico,
             standing=Bid(standing["quantity"], standing["face"]) if standing else None,
             counts=counts,
@@ -275,7 +275,7 @@ class _Table:
         return cached
 
 
-def _signals(bids: list[dict[str, Any]], palifico: bool) -> dict[int, list[float]]:
+def _signals(bids: list[BidView], palifico: bool) -> dict[int, list[float]]:
     """Per seat, how strongly its bids this round point at each face 1..6 (index 0..5)."""
     strength: dict[int, list[float]] = {}
     previous: int | None = None
@@ -292,7 +292,7 @@ def _signals(bids: list[dict[str, Any]], palifico: bool) -> dict[int, list[float
 
 
 def _claims(
-    bids: list[dict[str, Any]], me: int, counts: dict[int, int], palifico: bool
+    bids: list[BidView], me: int, counts: dict[int, int], palifico: bool
 ) -> dict[tuple[int, int], float]:
     """Per (other seat, face): the most matching dice that seat's bids on the face imply it
     holds, i.e. the quantity beyond what it can expect among the dice it cannot see."""
@@ -323,7 +323,7 @@ def _tilted(face: int, palifico: bool, signals: list[float] | None, inference: f
 
 
 def _base_p(face: int, palifico: bool) -> float:
-    return 1.0 / 6.0 if palifico or face == ACE else 1.0 / 3.0
+    return match_chance(face, aces_wild=not palifico)
 
 
 def _logistic(x: float) -> float:

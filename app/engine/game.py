@@ -8,27 +8,39 @@ production passes `secrets.SystemRandom()`.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypedDict
+from typing import Literal, get_args
 
 from app.engine.bids import ACE, Bid, BidContext, is_legal, min_quantities
+from app.engine.wire import (
+    BidView,
+    Call,
+    LegalView,
+    RevealView,
+    RoundRecordView,
+    RoundResultView,
+)
 
 STARTING_DICE = 5
 MAX_DICE = 5
 MAX_SEATS = 6
 CalzaRule = Literal["pressman", "asmodee"]
-ErrorCode = Literal[
+CALZA_RULES: tuple[CalzaRule, ...] = get_args(CalzaRule)
+# The PROTOCOL.md error codes the rules answer with; the wire adds its own (bad_message, ...).
+RuleCode = Literal[
     "not_your_turn", "illegal_bid", "no_bid", "calza_not_allowed", "game_not_running"
 ]
+RULE_CODES: tuple[RuleCode, ...] = get_args(RuleCode)
+ErrorCode = RuleCode  # the old name, still imported by app/protocol.py; use RuleCode
 
 
 class RuleError(Exception):
     """An action the rules refuse; `code` is the PROTOCOL.md error code."""
 
-    def __init__(self, code: ErrorCode, message: str) -> None:
+    def __init__(self, code: RuleCode, message: str) -> None:
         super().__init__(message)
-        self.code: ErrorCode = code
+        self.code: RuleCode = code
         self.message = message
 
 
@@ -61,7 +73,7 @@ class PlacedBid:
     bid: Bid
     seat: int
 
-    def to_dict(self) -> dict[str, int]:
+    def to_dict(self) -> BidView:
         return {"quantity": self.bid.quantity, "face": self.bid.face, "seat": self.seat}
 
 
@@ -70,7 +82,7 @@ class RoundResult:
     """How a round ended: PROTOCOL.md `round_result` without its `type`."""
 
     round: int
-    call: Literal["dudo", "calza"]
+    call: Call
     caller: int
     bid: PlacedBid
     palifico: bool
@@ -82,14 +94,14 @@ class RoundResult:
     next_opener: int | None
     winner: int | None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> RoundResultView:
         return {
             "round": self.round,
             "call": self.call,
             "caller": self.caller,
             "bid": self.bid.to_dict(),
             "palifico": self.palifico,
-            "reveal": [{"seat": seat, "dice": list(dice)} for seat, dice in self.reveal],
+            "reveal": _reveal(self.reveal),
             "count": self.count,
             "loser": self.loser,
             "gainer": self.gainer,
@@ -180,24 +192,20 @@ class RoundRecord:
     bids: tuple[PlacedBid, ...]
     result: RoundResult
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> RoundRecordView:
         return {
             "number": self.number,
             "palifico": self.palifico,
             "palifico_seat": self.palifico_seat,
             "opener": self.opener,
-            "dice": [{"seat": seat, "dice": list(dice)} for seat, dice in self.dice],
+            "dice": _reveal(self.dice),
             "bids": [placed.to_dict() for placed in self.bids],
             "result": self.result.to_dict(),
         }
 
 
-class LegalView(TypedDict):
-    """PROTOCOL.md `you.legal`."""
-
-    min_quantity: list[int | None]
-    dudo: bool
-    calza: bool
+def _reveal(hands: Iterable[tuple[int, tuple[int, ...]]]) -> list[RevealView]:
+    return [{"seat": seat, "dice": list(dice)} for seat, dice in hands]
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,8 +229,27 @@ def count_matching(dice: Sequence[int], face: int, *, aces_wild: bool) -> int:
     return sum(1 for die in dice if die == face or (wild and die == ACE))
 
 
+def match_chance(face: int, *, aces_wild: bool) -> float:
+    """The chance that one unseen die meets a bid on `face`: 2/6 with wild aces, else 1/6."""
+    return 1 / 3 if aces_wild and face != ACE else 1 / 6
+
+
+def _check_seats(seats: Sequence[int]) -> None:
+    if not 2 <= len(seats) <= MAX_SEATS or any(not 0 <= s < MAX_SEATS for s in seats):
+        raise ValueError("a game needs 2 to 6 distinct seats in 0..5")
+
+
 class Game:
     """One game of Perudo among the given seats, from the roll-off to the last die."""
+
+    settings: GameSettings
+    rng: random.Random
+    players: dict[int, PlayerState]  # in seat order
+    rounds: list[RoundRecord]  # finished rounds, oldest first
+    round: RoundState | None  # None once the game is won
+    last_result: RoundResult | None
+    winner: int | None
+    eliminated: list[int]  # in order of elimination
 
     def __init__(
         self,
@@ -231,18 +258,95 @@ class Game:
         settings: GameSettings | None = None,
     ) -> None:
         seat_list = sorted(set(seats))
-        if not 2 <= len(seat_list) <= MAX_SEATS or any(not 0 <= s < MAX_SEATS for s in seat_list):
-            raise ValueError("a game needs 2 to 6 distinct seats in 0..5")
-        self.settings = settings or GameSettings()
-        self.rng = rng
-        self.players: dict[int, PlayerState] = {s: PlayerState(s) for s in seat_list}
-        self.rounds: list[RoundRecord] = []
-        self.last_result: RoundResult | None = None
-        self.winner: int | None = None
-        self.eliminated: list[int] = []
+        _check_seats(seat_list)
+        self._assign(
+            settings or GameSettings(),
+            rng,
+            players={s: PlayerState(s) for s in seat_list},
+            rounds=[],
+            round_=None,
+            last_result=None,
+            winner=None,
+            eliminated=[],
+        )
         opener, roll_off = self._roll_off()
-        self.round: RoundState | None = None
         self._start_round(opener, roll_off=roll_off)
+
+    @classmethod
+    def restore(
+        cls,
+        *,
+        settings: GameSettings,
+        rng: random.Random,
+        players: Iterable[PlayerState],
+        rounds: Iterable[RoundRecord],
+        round: RoundState | None,
+        last_result: RoundResult | None,
+        winner: int | None,
+        eliminated: Iterable[int],
+    ) -> Game:
+        """A game at a moment it has been in before (a snapshot), playing on with `rng`.
+
+        Nothing is rolled, and the parts become the game's own (they are not copied). A
+        combination no game can reach raises ValueError here rather than failing mid-turn.
+        """
+        player_list = list(players)
+        by_seat = {player.seat: player for player in player_list}
+        if len(by_seat) != len(player_list):
+            raise ValueError("each seat plays once")
+        game = cls.__new__(cls)
+        game._assign(
+            settings,
+            rng,
+            players=by_seat,
+            rounds=list(rounds),
+            round_=round,
+            last_result=last_result,
+            winner=winner,
+            eliminated=list(eliminated),
+        )
+        game._check()
+        return game
+
+    def _assign(
+        self,
+        settings: GameSettings,
+        rng: random.Random,
+        *,
+        players: dict[int, PlayerState],
+        rounds: list[RoundRecord],
+        round_: RoundState | None,
+        last_result: RoundResult | None,
+        winner: int | None,
+        eliminated: list[int],
+    ) -> None:
+        """Every field of a game, in one place for both constructors."""
+        self.settings = settings
+        self.rng = rng
+        self.players = players
+        self.rounds = rounds
+        self.round = round_
+        self.last_result = last_result
+        self.winner = winner
+        self.eliminated = eliminated
+
+    def _check(self) -> None:
+        """Refuse a state the engine cannot have played into (see `restore`)."""
+        seats = self.seats
+        if seats != sorted(seats):
+            raise ValueError(f"seats must come in order, not {seats}")
+        _check_seats(seats)
+        if any(not 0 <= player.count <= MAX_DICE for player in self.players.values()):
+            raise ValueError("a player holds 0 to 5 dice")
+        round_ = self.round
+        if (round_ is None) != (self.winner is not None):
+            raise ValueError("a game has a round in play exactly when it has no winner")
+        if round_ is not None:
+            playing = self.active_seats()
+            if sorted(round_.dice) != playing or round_.turn not in playing:
+                raise ValueError("the round's dice and turn must belong to the players with dice")
+            if any(len(round_.dice[seat]) != self.players[seat].count for seat in playing):
+                raise ValueError("each player rolls as many dice as they hold")
 
     # ----- queries -------------------------------------------------------------------------
 
@@ -388,7 +492,7 @@ class Game:
 
     def _end_round(
         self,
-        call: Literal["dudo", "calza"],
+        call: Call,
         caller: int,
         standing: PlacedBid,
         count: int,

@@ -11,6 +11,7 @@ from typing import Any
 
 from app.engine.bids import Bid
 from app.engine.game import (
+    CALZA_RULES,
     Game,
     GameSettings,
     PlacedBid,
@@ -58,33 +59,29 @@ def game_to_dict(game: Game) -> dict[str, Any]:
 def game_from_dict(data: dict[str, Any], rng: random.Random) -> Game:
     """The game `game_to_dict` described, playing on with `rng`; nothing is re-rolled."""
     settings = data["settings"]
-    rules = GameSettings(
-        calza=strict_bool(settings["calza"]),
-        palifico=strict_bool(settings["palifico"]),
-        calza_rule=settings["calza_rule"],
-    )
-    if rules.calza_rule not in ("pressman", "asmodee"):
-        raise ValueError(f"unknown calza rule {rules.calza_rule!r}")
-    players = {
-        strict_int(p["seat"]): PlayerState(
-            strict_int(p["seat"]), strict_int(p["count"]), strict_bool(p["palifico_used"])
-        )
-        for p in data["players"]
-    }
-    round_data = data["round"]
+    calza_rule = settings["calza_rule"]
+    if calza_rule not in CALZA_RULES:
+        raise ValueError(f"unknown calza rule {calza_rule!r}")
     last_result = data["last_result"]
-    # Game.__init__ starts a new game with a roll-off; a restored one must not roll anything.
-    game = Game.__new__(Game)
-    game.settings = rules
-    game.rng = rng
-    game.players = players
-    game.rounds = [_record(r) for r in data["rounds"]]
-    game.last_result = None if last_result is None else _result(last_result)
-    game.winner = strict_optional_int(data["winner"])
-    game.eliminated = [strict_int(seat) for seat in data["eliminated"]]
-    game.round = None if round_data is None else _round(round_data)
-    _check(game)
-    return game
+    return Game.restore(
+        settings=GameSettings(
+            calza=strict_bool(settings["calza"]),
+            palifico=strict_bool(settings["palifico"]),
+            calza_rule=calza_rule,
+        ),
+        rng=rng,
+        players=[
+            PlayerState(
+                strict_int(p["seat"]), strict_int(p["count"]), strict_bool(p["palifico_used"])
+            )
+            for p in data["players"]
+        ],
+        rounds=[_record(r) for r in data["rounds"]],
+        round=None if data["round"] is None else _round(data["round"]),
+        last_result=None if last_result is None else _result(last_result),
+        winner=strict_optional_int(data["winner"]),
+        eliminated=[strict_int(seat) for seat in data["eliminated"]],
+    )
 
 
 def _round(data: dict[str, Any]) -> RoundState:
@@ -150,22 +147,6 @@ def _dice(values: list[Any]) -> tuple[int, ...]:
     if any(not 1 <= die <= 6 for die in dice):
         raise ValueError(f"a die shows 1 to 6, not {dice}")
     return dice
-
-
-def _check(game: Game) -> None:
-    """Refuse data that cannot be a game the engine played (it would fail later, mid-turn)."""
-    seats = game.seats
-    if not 2 <= len(seats) <= 6 or seats != sorted(seats) or not set(seats) <= set(range(6)):
-        raise ValueError(f"bad seats {seats}")
-    round_ = game.round
-    if (round_ is None) != (game.winner is not None):
-        raise ValueError("a game has a round in play exactly when it has no winner")
-    if round_ is not None:
-        playing = [seat for seat in seats if not game.players[seat].out]
-        if sorted(round_.dice) != playing or round_.turn not in playing:
-            raise ValueError("the round's dice and turn must belong to the players with dice")
-        if any(len(round_.dice[seat]) != game.players[seat].count for seat in playing):
-            raise ValueError("each player rolls as many dice as they hold")
 
 
 def strict_int(value: Any) -> int:

@@ -11,7 +11,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.engine import Bid, BidMade, Calza, Dudo, Game, GameSettings, GameView, player_view
+from app.engine import (
+    Bid,
+    BidMade,
+    BidView,
+    Calza,
+    Dudo,
+    Game,
+    GameSettings,
+    GameView,
+    player_view,
+)
 from app.engine.bids import BidContext, min_quantities
 from app.engine.bot import BOT_LEVELS, BotLevel, choose_action, maybe_calza
 from app.engine.game import Action
@@ -158,7 +168,7 @@ def hand_view(
     calza: bool = False,
 ) -> GameView:
     """A view for seat 0, built by hand: `bids` are (quantity, face, seat), the last standing."""
-    placed = [{"quantity": q, "face": f, "seat": s} for q, f, s in bids]
+    placed: list[BidView] = [{"quantity": q, "face": f, "seat": s} for q, f, s in bids]
     total = sum(counts.values())
     standing = Bid(*bids[-1][:2])
     return {
@@ -176,6 +186,7 @@ def hand_view(
                 "dudo": not turn,
                 "calza": calza,
             },
+            "odds": None,
         },
         "round": {
             "number": 1,
