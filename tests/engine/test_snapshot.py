@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.engine import Game, GameSettings, player_view
+from app.engine.game import PlayerState
 from app.engine.snapshot import game_from_dict, game_to_dict
 from tests.engine.helpers import game_settings, played, random_move, seat_sets, snapshot
 
@@ -96,6 +97,10 @@ CORRUPTIONS: dict[str, Callable[[dict[str, Any]], None]] = {
     "no round, no winner": _set(("round",), None),
     "unknown calza rule": _set(("settings", "calza_rule"), "house"),
     "bool as int": _set(("settings", "calza"), 1),
+    "a seat twice": lambda data: data["players"].append(dict(data["players"][0])),
+    "seats out of order": lambda data: data["players"].reverse(),
+    "a player alone": lambda data: data.update(players=data["players"][:1]),
+    "six dice": _set(("players", 0, "count"), 6),
 }
 
 
@@ -107,3 +112,51 @@ def test_bad_data_is_refused(name: str) -> None:
     CORRUPTIONS[name](data)
     with pytest.raises((KeyError, TypeError, ValueError)):
         game_from_dict(data, random.Random(0))
+
+
+def restored_from_parts(game: Game, rng: random.Random, **changes: Any) -> Game:
+    """`Game.restore` from copies of `game`'s own parts, some of them replaced."""
+    parts: dict[str, Any] = {
+        "settings": game.settings,
+        "players": copy.deepcopy(list(game.players.values())),
+        "rounds": list(game.rounds),
+        "round": copy.deepcopy(game.round),
+        "last_result": game.last_result,
+        "winner": game.winner,
+        "eliminated": list(game.eliminated),
+    }
+    return Game.restore(rng=rng, **{**parts, **changes})
+
+
+@pytest.mark.parametrize("moves", [0, 3, 40, 5000])
+def test_restore_builds_the_same_game_from_its_parts_and_rolls_nothing(moves: int) -> None:
+    game, chooser = played([0, 2, 3, 5], GameSettings(calza_rule="asmodee"), moves, moves)
+    rng = copy.deepcopy(game.rng)
+    state = rng.getstate()
+    restored = restored_from_parts(game, rng)
+    assert rng.getstate() == state
+    assert snapshot(restored) == snapshot(game)
+    assert game_to_dict(restored) == game_to_dict(game)
+    if not game.finished:
+        move = random_move(game, chooser)
+        assert restored.apply(*move) == game.apply(*move)
+        assert snapshot(restored) == snapshot(game)
+
+
+BAD_PARTS: dict[str, dict[str, Any]] = {
+    "a seat twice": {"players": [PlayerState(0), PlayerState(0), PlayerState(1)]},
+    "one seat": {"players": [PlayerState(0)]},
+    "seat 6": {"players": [PlayerState(0), PlayerState(6)]},
+    "seats out of order": {"players": [PlayerState(1), PlayerState(0)]},
+    "six dice": {"players": [PlayerState(0, 6), PlayerState(1)]},
+    "a winner and a round": {"winner": 0},
+    "neither a winner nor a round": {"round": None},
+}
+
+
+@pytest.mark.parametrize("name", BAD_PARTS)
+def test_restore_refuses_parts_no_game_can_reach(name: str) -> None:
+    game, _ = played([0, 1], GameSettings(), 11, 0)
+    restored_from_parts(game, random.Random(0))  # the game's own parts are fine
+    with pytest.raises(ValueError):
+        restored_from_parts(game, random.Random(0), **BAD_PARTS[name])
