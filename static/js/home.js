@@ -1,12 +1,13 @@
 // The start page: create a room with settings, or go to one by its code.
 import { byId, getJSON } from "./dom.js";
-import { readSettings } from "./settings.js";
+import { prepareSettings, readSettings } from "./settings.js";
 import { rememberName, savedName, wantJoin } from "./seat.js";
 
 const createForm = byId("create-form");
 const joinForm = byId("join-form");
 const nameInput = byId("create-name");
 nameInput.value = savedName();
+prepareSettings(createForm);
 
 function showError(id, text) {
   const el = byId(id);

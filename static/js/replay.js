@@ -2,18 +2,13 @@
 import { byId, fill, getJSON, h } from "./dom.js";
 import { bidChip } from "./dice.js";
 import { countLine, outcomeText, revealRows } from "./result.js";
+import { nameOf as nameIn, placeItems } from "./players.js";
 
 const gameId = document.body.dataset.game;
 let game = null;
 let index = 0;
 
-function nameOf(seat) {
-  return game.players.find((p) => p.seat === seat)?.name ?? `Seat ${seat + 1}`;
-}
-
-function ordinal(n) {
-  return ["1st", "2nd", "3rd", "4th", "5th", "6th"][n - 1] ?? `${n}th`;
-}
+const nameOf = (seat) => nameIn(game.players, seat);
 
 function showRound(i) {
   index = Math.max(0, Math.min(game.rounds.length - 1, i));
@@ -52,14 +47,7 @@ async function load() {
   status.textContent = "";
   const finished = new Date(game.finished_at);
   byId("replay-summary").textContent = `${game.winner.name} won a game of ${game.players.length} players, ${game.rounds.length} rounds, on ${finished.toLocaleString()}.`;
-  fill(
-    byId("replay-places"),
-    [...game.players]
-      .sort((a, b) => a.place - b.place)
-      .map((p) =>
-        h("li", { class: `place-${p.place}` }, h("span", { class: "place" }, ordinal(p.place)), p.name, p.bot ? h("span", { class: "badge bot" }, "Bot") : null),
-      ),
-  );
+  fill(byId("replay-places"), placeItems(game.players));
   byId("replay").hidden = false;
   const fromHash = Number((location.hash.match(/^#round-(\d+)$/) ?? [])[1]);
   const start = game.rounds.findIndex((round) => round.number === fromHash);

@@ -1,6 +1,6 @@
 // How a round's end is told: shared by the live reveal and the replay.
 import { h } from "./dom.js";
-import { countsFor, cupSvg, dieSvg, faceName } from "./dice.js";
+import { bidText, countsFor, cupSvg, dieSvg, faceName } from "./dice.js";
 
 /**
  * "Anna loses a die and is out. Béla wins the game!" `nameOf(seat)` gives a display name;
@@ -18,6 +18,12 @@ export function outcomeText(r, nameOf, youSeat = null) {
   }
   if (r.winner !== null) parts.push(`${verb(r.winner, "win", "wins")} the game!`);
   return parts.join(" ");
+}
+
+/** "Anna called dudo on 5 fours; there were 4. Anna loses a die.": a round in one line. */
+export function resultSummary(r, nameOf, youSeat = null) {
+  const call = `${nameOf(r.caller)} called ${r.call} on ${bidText(r.bid)}; there ${r.count === 1 ? "was" : "were"} ${r.count}.`;
+  return `${call} ${outcomeText(r, nameOf, youSeat)}`;
 }
 
 /** "Counted 4 fives (aces included). The bid was 5.": the count next to the bid. */

@@ -1,4 +1,12 @@
 // The room settings form (templates/_settings.html), read and written by field name.
+import { CALZA_RULES, DEFAULT_CALZA_RULE } from "./codes.js";
+
+/** Fill the choices the wire vocabulary owns (the calza rules); once per form, before use. */
+export function prepareSettings(form) {
+  const select = form.elements.calza_rule;
+  select.replaceChildren(...CALZA_RULES.map((rule) => new Option(rule.label, rule.value)));
+  select.value = DEFAULT_CALZA_RULE;
+}
 
 /** The settings a form holds, as PROTOCOL.md spells them. */
 export function readSettings(form) {
