@@ -1,48 +1,157 @@
-"""The JSON API of PROTOCOL.md: rooms, finished games, health."""
+"""The JSON API of PROTOCOL.md: rooms, finished games, health. Every route declares its
+response model, so `/docs` shows the real API."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+import time
+from collections import defaultdict, deque
+from typing import Annotated, Literal
 
-from fastapi import APIRouter, Depends, HTTPException, Query, Request
+from fastapi import APIRouter, HTTPException, Query, Request, Response
+from pydantic import BaseModel
 
-from app.db.repository import GameRepository
+from app.deps import GamesDep, RegistryDep, SettingsDep
 from app.protocol import RoomSettings
-from app.rooms import Registry
+from app.rooms.frames import room_info
 
 router = APIRouter()
 MAX_OFFSET = 2**31 - 1
+CREATION_WINDOW = 60.0  # seconds: PERUDO_ROOMS_PER_MINUTE counts creations within it
 
 
-def get_registry(request: Request) -> Registry:
-    registry: Registry = request.app.state.registry
-    return registry
+class RoomCreated(BaseModel):
+    room_id: str
+    url: str
 
 
-def get_games(request: Request) -> GameRepository:
-    games: GameRepository = request.app.state.games
-    return games
+class RoomPlayer(BaseModel):
+    seat: int
+    name: str
+    bot: bool
 
 
-RegistryDep = Annotated[Registry, Depends(get_registry)]
-GamesDep = Annotated[GameRepository, Depends(get_games)]
+class RoomInfo(BaseModel):
+    room_id: str
+    phase: Literal["lobby", "playing", "finished"]
+    players: list[RoomPlayer]
+    settings: RoomSettings
+
+
+class Seated(BaseModel):
+    seat: int
+    name: str
+
+
+class GamePlayer(RoomPlayer):
+    place: int
+
+
+class GameSummary(BaseModel):
+    game_id: str
+    room_id: str
+    finished_at: str
+    winner: Seated
+    players: list[GamePlayer]
+
+
+class GameList(BaseModel):
+    games: list[GameSummary]
+
+
+class BidRecord(BaseModel):
+    quantity: int
+    face: int
+    seat: int
+
+
+class Reveal(BaseModel):
+    seat: int
+    dice: list[int]
+
+
+class RoundOutcome(BaseModel):
+    """A `round_result` without its `type`."""
+
+    round: int
+    call: Literal["dudo", "calza"]
+    caller: int
+    bid: BidRecord
+    palifico: bool
+    reveal: list[Reveal]
+    count: int
+    loser: int | None
+    gainer: int | None
+    eliminated: int | None
+    next_opener: int | None
+    winner: int | None
+
+
+class PlayedRound(BaseModel):
+    number: int
+    palifico: bool
+    palifico_seat: int | None
+    opener: int
+    dice: list[Reveal]
+    bids: list[BidRecord]
+    result: RoundOutcome
+
+
+class GameDetail(BaseModel):
+    game_id: str
+    room_id: str
+    started_at: str
+    finished_at: str
+    settings: dict[str, object]
+    winner: Seated
+    players: list[GamePlayer]
+    rounds: list[PlayedRound]
+
+
+class Health(BaseModel):
+    status: Literal["ok", "degraded"]
+    database: Literal["ok", "unreachable"]
+
+
+class CreationLimiter:
+    """Rooms created per client address within the last minute (PERUDO_ROOMS_PER_MINUTE)."""
+
+    def __init__(self) -> None:
+        self._created: defaultdict[str, deque[float]] = defaultdict(deque)
+
+    def retry_after(self, address: str, per_minute: int) -> int | None:
+        """Seconds until `address` may create a room, or None (and the creation is counted)."""
+        now = time.monotonic()
+        times = self._created[address]
+        while times and times[0] <= now - CREATION_WINDOW:
+            times.popleft()
+        if per_minute and len(times) >= per_minute:
+            return max(1, int(times[0] + CREATION_WINDOW - now + 1))
+        times.append(now)
+        return None
 
 
 @router.post("/api/rooms", status_code=201)
 async def create_room(
-    registry: RegistryDep, settings: RoomSettings | None = None
-) -> dict[str, str]:
+    request: Request, registry: RegistryDep, settings: SettingsDep, body: RoomSettings | None = None
+) -> RoomCreated:
     """A new room; every setting is optional (no body at all means the defaults)."""
-    room = registry.create(settings or RoomSettings())
-    return {"room_id": room.room_id, "url": f"/r/{room.room_id}"}
+    if len(registry) >= settings.max_rooms:
+        raise HTTPException(503, "The server holds as many rooms as it may.", {"Retry-After": "60"})
+    limiter: CreationLimiter = request.app.state.creations
+    address = request.client.host if request.client else "unknown"
+    wait = limiter.retry_after(address, settings.rooms_per_minute)
+    if wait is not None:
+        raise HTTPException(429, "Too many new rooms; try again soon.", {"Retry-After": str(wait)})
+    room = registry.create(body or RoomSettings())
+    return RoomCreated(room_id=room.room_id, url=f"/r/{room.room_id}")
 
 
-@router.get("/api/rooms/{room_id}")
-async def get_room(room_id: str, registry: RegistryDep) -> dict[str, Any]:
+@router.get("/api/rooms/{room_id}", responses={404: {"description": "No such room"}})
+async def get_room(room_id: str, registry: RegistryDep) -> RoomInfo:
     room = registry.get(room_id)
     if room is None:
         raise HTTPException(404, "No such room.")
-    return room.info()
+    return RoomInfo.model_validate(room_info(room))
 
 
 @router.get("/api/games")
@@ -50,19 +159,24 @@ def list_games(
     games: GamesDep,
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
     offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0,
-) -> dict[str, list[dict[str, Any]]]:
+) -> GameList:
     """Finished games, newest first (a sync route: FastAPI runs it in a worker thread)."""
-    return {"games": games.list_games(limit, offset)}
+    return GameList.model_validate({"games": games.list_games(limit, offset)})
 
 
-@router.get("/api/games/{game_id}")
-def get_game(game_id: str, games: GamesDep) -> dict[str, Any]:
+@router.get("/api/games/{game_id}", responses={404: {"description": "No such game"}})
+def get_game(game_id: str, games: GamesDep) -> GameDetail:
     game = games.get_game(game_id)
     if game is None:
         raise HTTPException(404, "No such game.")
-    return game
+    return GameDetail.model_validate(game)
 
 
-@router.get("/healthz")
-async def healthz() -> dict[str, str]:
-    return {"status": "ok"}
+@router.get("/healthz", responses={503: {"model": Health, "description": "Database down"}})
+def healthz(games: GamesDep, response: Response) -> Health:
+    """Whether the database answers; live games go on without it (a sync route: the probe
+    runs in a worker thread)."""
+    if not games.ping():
+        response.status_code = 503
+        return Health(status="degraded", database="unreachable")
+    return Health(status="ok", database="ok")

@@ -18,6 +18,7 @@ from app.config import Settings
 from app.db.migrate import upgrade
 from app.db.repository import GameRepository
 from app.db.session import make_engine
+from app.limits import RateLimits
 from app.rooms import AsyncioScheduler, Registry, RoomConfig, Scheduler
 
 STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
@@ -31,7 +32,7 @@ def create_app(
     settings: Settings | None = None,
     *,
     scheduler: Scheduler | None = None,
-    rate_limits: ws.RateLimits | None = None,
+    rate_limits: RateLimits | None = None,
 ) -> FastAPI:
     """The ASGI app (`uvicorn --factory app.main:create_app`).
 
@@ -50,6 +51,7 @@ def create_app(
             config=RoomConfig(
                 bot_delay=settings.bot_delay_ms / 1000,
                 disconnect_grace=settings.disconnect_grace_seconds,
+                room_sockets=settings.room_sockets,
             ),
             store=games,
             lobby_ttl=settings.lobby_ttl_seconds,
@@ -77,7 +79,8 @@ def create_app(
 
     app = FastAPI(title="perudo", lifespan=lifespan)
     app.state.settings = settings
-    app.state.rate_limits = rate_limits or ws.RateLimits()
+    app.state.rate_limits = rate_limits or RateLimits()
+    app.state.creations = api.CreationLimiter()
     if settings.origins():
         app.add_middleware(
             CORSMiddleware,

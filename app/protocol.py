@@ -1,13 +1,16 @@
-"""The wire contract of PROTOCOL.md as types: client messages are parsed here, in one place.
+"""The wire contract of PROTOCOL.md as types: every client and every server message.
 
 Every client message is a strict pydantic model (`"3"`, `3.0` and `true` are not integers),
 unknown fields are ignored, and anything that fails to parse is a `bad_message`. Integers of
-the right type that break the rules are left to the engine (`illegal_bid`).
+the right type that break the rules are left to the engine (`illegal_bid`). Server messages are
+TypedDicts encoded with orjson. The game's own terms (bot levels, calza rules, rule codes) come
+from the engine; this module adds the codes of the wire around them.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, TypedDict
+from enum import IntEnum
+from typing import Annotated, Any, Literal, TypedDict, get_args, get_type_hints
 
 import orjson
 from pydantic import (
@@ -19,8 +22,20 @@ from pydantic import (
     TypeAdapter,
     ValidationError,
 )
+from starlette import status
+
+from app.engine import (
+    BotLevel,
+    CalzaRule,
+    GameSettings,
+    RoundResultView,
+    RoundView,
+    RuleCode,
+    YouView,
+)
 
 ErrorCode = Literal[
+    RuleCode,
     "bad_message",
     "not_joined",
     "name_taken",
@@ -29,14 +44,8 @@ ErrorCode = Literal[
     "game_in_progress",
     "not_host",
     "not_enough_players",
-    "game_not_running",
-    "not_your_turn",
-    "illegal_bid",
-    "no_bid",
-    "calza_not_allowed",
     "rate_limited",
 ]
-BotLevel = Literal["easy", "normal", "hard"]
 MAX_FRAME_BYTES = 4096
 
 # Trimmed first, then measured; control characters have no place in a name.
@@ -76,8 +85,25 @@ class RoomSettings(BaseModel):
     max_players: Annotated[int, Field(ge=2, le=6)] = 6
     calza: bool = True
     palifico: bool = True
-    calza_rule: Literal["pressman", "asmodee"] = "pressman"
+    calza_rule: CalzaRule = "pressman"
     turn_seconds: Annotated[int, Field(ge=10, le=600)] | None = None
+    odds: bool = False
+
+    def rules(self) -> GameSettings:
+        """The settings the engine's rules depend on."""
+        return GameSettings(calza=self.calza, palifico=self.palifico, calza_rule=self.calza_rule)
+
+    @property
+    def view(self) -> SettingsView:
+        """These settings as sent in every `state`."""
+        return {
+            "max_players": self.max_players,
+            "calza": self.calza,
+            "palifico": self.palifico,
+            "calza_rule": self.calza_rule,
+            "turn_seconds": self.turn_seconds,
+            "odds": self.odds,
+        }
 
 
 class _Message(BaseModel):
@@ -187,6 +213,86 @@ def _describe(exc: ValidationError) -> str:
 
 
 # ----- server messages -----------------------------------------------------------------------
+# Every message the server sends, typed; `ServerMessage` is their closed union.
+
+
+class CloseCode(IntEnum):
+    """Every code the server closes a socket with: the standard ones by starlette's names."""
+
+    GOING_AWAY = status.WS_1001_GOING_AWAY  # the server stops, or the room was dropped
+    UNSUPPORTED_DATA = status.WS_1003_UNSUPPORTED_DATA  # a binary frame
+    INVALID_FRAME_PAYLOAD_DATA = status.WS_1007_INVALID_FRAME_PAYLOAD_DATA  # not UTF-8
+    POLICY_VIOLATION = status.WS_1008_POLICY_VIOLATION  # flooding, a client that does not read
+    MESSAGE_TOO_BIG = status.WS_1009_MESSAGE_TOO_BIG  # a frame over MAX_FRAME_BYTES
+    SERVICE_RESTART = status.WS_1012_SERVICE_RESTART  # the room moves to another instance
+    TRY_AGAIN_LATER = status.WS_1013_TRY_AGAIN_LATER  # the room holds too many sockets
+    SUPERSEDED = 4000  # a newer connection resumed this seat
+    UNKNOWN_ROOM = 4404
+    HELLO_TIMEOUT = 4408  # no hello within PERUDO_HELLO_SECONDS
+
+
+Phase = Literal["lobby", "playing", "finished"]
+AutoplayReason = Literal["timer", "away", "left"]
+
+
+class SettingsView(TypedDict):
+    max_players: int
+    calza: bool
+    palifico: bool
+    calza_rule: CalzaRule
+    turn_seconds: int | None
+    odds: bool
+
+
+class RoomPlayer(TypedDict):
+    seat: int
+    name: str
+    bot: bool
+
+
+class RoomInfo(TypedDict):
+    """`GET /api/rooms/{room_id}`."""
+
+    room_id: str
+    phase: Phase
+    players: list[RoomPlayer]
+    settings: SettingsView
+
+
+class PlayerEntry(TypedDict):
+    """One seat in `state.players`: the engine's public part, plus names and presence."""
+
+    seat: int
+    dice: int
+    out: bool
+    palifico_used: bool
+    name: str
+    connected: bool
+    bot: bool
+    autoplay: bool  # the server's bot plays a person's seat
+    level: BotLevel | None  # a bot's level (None for people)
+
+
+class StatePublic(TypedDict):
+    """Everything in a `state` but `you`: the same for every connection of the room."""
+
+    type: Literal["state"]
+    seq: int
+    room_id: str
+    phase: Phase
+    settings: SettingsView
+    host: int | None
+    players: list[PlayerEntry]
+    round: RoundView | None
+    last_result: RoundResultView | None
+    winner: int | None
+    game_id: str | None
+    server_time: float
+    spectators: int
+
+
+class StateMessage(StatePublic):
+    you: YouView
 
 
 class WelcomeMessage(TypedDict):
@@ -196,10 +302,13 @@ class WelcomeMessage(TypedDict):
     token: str | None
 
 
-class ErrorMessage(TypedDict):
-    type: Literal["error"]
-    code: ErrorCode
-    message: str
+class HistoryMessage(TypedDict):
+    type: Literal["history"]
+    rounds: list[RoundResultView]
+
+
+class RoundResultMessage(RoundResultView):
+    type: Literal["round_result"]
 
 
 class ChatMessage(TypedDict):
@@ -209,11 +318,51 @@ class ChatMessage(TypedDict):
     text: str
 
 
+class BidAction(TypedDict):
+    type: Literal["bid"]
+    quantity: int
+    face: int
+
+
+class CallAction(TypedDict):
+    type: Literal["dudo", "calza"]
+
+
+class AutoplayedMessage(TypedDict):
+    type: Literal["autoplayed"]
+    seat: int
+    reason: AutoplayReason
+    action: BidAction | CallAction
+
+
+class ErrorMessage(TypedDict):
+    type: Literal["error"]
+    code: ErrorCode
+    message: str
+
+
 class PongMessage(TypedDict):
     type: Literal["pong"]
 
 
-def encode(message: WelcomeMessage | ErrorMessage | ChatMessage | PongMessage) -> str:
+ServerMessage = (
+    WelcomeMessage
+    | HistoryMessage
+    | StateMessage
+    | RoundResultMessage
+    | ChatMessage
+    | AutoplayedMessage
+    | ErrorMessage
+    | PongMessage
+)
+
+
+def server_message_types() -> list[str]:
+    """The `type` of every message the server may send (read off `ServerMessage`)."""
+    return [get_args(get_type_hints(kind)["type"])[0] for kind in get_args(ServerMessage)]
+
+
+def encode(message: ServerMessage) -> str:
     """A server message as the text of one frame."""
     return orjson.dumps(message).decode()
 

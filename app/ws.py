@@ -8,19 +8,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
-from collections import deque
-from collections.abc import Callable
-from dataclasses import dataclass
-from urllib.parse import urlsplit
 
 from fastapi import APIRouter, WebSocket
 from starlette.websockets import WebSocketDisconnect
 
-from app.config import Settings
+from app.deps import RateLimitsDep, RegistryDep, SettingsDep
+from app.limits import RateLimiter, origin_allowed
 from app.protocol import (
     MAX_FRAME_BYTES,
     PONG,
+    CloseCode,
     Join,
     Ping,
     ProtocolError,
@@ -29,69 +26,12 @@ from app.protocol import (
     error_frame,
     parse_client_message,
 )
-from app.rooms import Connection, Registry, Room
-from app.rooms.room import UNKNOWN_ROOM
+from app.rooms import Connection, Room
 
 router = APIRouter()
 
-CLOSE_UNSUPPORTED = 1003
-CLOSE_POLICY = 1008
-CLOSE_TOO_BIG = 1009
 OUTBOX_LIMIT = 256  # frames queued for a client that does not read: it gets closed
 CLOSE_WAIT_SECONDS = 5.0
-
-
-def origin_allowed(origin: str | None, host: str | None, allowed: frozenset[str]) -> bool:
-    """No Origin (scripts, bots), our own origin, or one listed in PERUDO_ALLOWED_ORIGINS."""
-    if origin is None or origin in allowed:
-        return True
-    parts = urlsplit(origin)
-    return (
-        parts.scheme in ("http", "https")
-        and host is not None
-        and parts.netloc.lower() == host.lower()
-    )
-
-
-@dataclass(frozen=True, slots=True)
-class RateLimits:
-    """PROTOCOL.md: 20 messages a second, bursts of 40; 50 refusals within 10 s is flooding."""
-
-    rate: float = 20.0
-    burst: float = 40.0
-    flood: int = 50
-    window: float = 10.0
-
-
-class RateLimiter:
-    """A token bucket per connection (never per address), counting its refusals."""
-
-    def __init__(self, limits: RateLimits, clock: Callable[[], float] = time.monotonic) -> None:
-        self._limits = limits
-        self._clock = clock
-        self._tokens = limits.burst
-        self._last = clock()
-        self._refusals: deque[float] = deque()
-
-    def allow(self) -> bool:
-        """Take a token; False (a refusal, remembered) when the bucket is empty."""
-        now = self._clock()
-        limits = self._limits
-        self._tokens = min(limits.burst, self._tokens + (now - self._last) * limits.rate)
-        self._last = now
-        if self._tokens >= 1.0:
-            self._tokens -= 1.0
-            return True
-        self._refusals.append(now)
-        return False
-
-    @property
-    def flooding(self) -> bool:
-        """At least `flood` refusals within the last `window` seconds."""
-        horizon = self._clock() - self._limits.window
-        while self._refusals and self._refusals[0] <= horizon:
-            self._refusals.popleft()
-        return len(self._refusals) >= self._limits.flood
 
 
 class WsConnection:
@@ -99,7 +39,7 @@ class WsConnection:
 
     def __init__(self, websocket: WebSocket) -> None:
         self._ws = websocket
-        self._outbox: asyncio.Queue[str | int] = asyncio.Queue()
+        self._outbox: asyncio.Queue[str | CloseCode] = asyncio.Queue()
         self.closed = False
         self._writer = asyncio.create_task(self._write())
 
@@ -107,11 +47,11 @@ class WsConnection:
         if self.closed:
             return
         if self._outbox.qsize() >= OUTBOX_LIMIT:
-            self.close(CLOSE_POLICY)
+            self.close(CloseCode.POLICY_VIOLATION)
             return
         self._outbox.put_nowait(text)
 
-    def close(self, code: int) -> None:
+    def close(self, code: CloseCode) -> None:
         """Close after the frames already queued have gone out."""
         if not self.closed:
             self.closed = True
@@ -121,7 +61,7 @@ class WsConnection:
         with contextlib.suppress(WebSocketDisconnect, RuntimeError, OSError):
             while True:
                 item = await self._outbox.get()
-                if isinstance(item, int):
+                if isinstance(item, CloseCode):
                     await self._ws.close(item)
                     return
                 await self._ws.send_text(item)
@@ -138,48 +78,60 @@ class WsConnection:
 
 
 @router.websocket("/ws/{room_id}")
-async def play(websocket: WebSocket, room_id: str) -> None:
+async def play(
+    websocket: WebSocket,
+    room_id: str,
+    settings: SettingsDep,
+    registry: RegistryDep,
+    rate_limits: RateLimitsDep,
+) -> None:
     """One client's socket in one room."""
-    settings: Settings = websocket.app.state.settings
     headers = websocket.headers
     if not origin_allowed(headers.get("origin"), headers.get("host"), settings.origins()):
-        await websocket.close(CLOSE_POLICY)  # before accept: the server answers HTTP 403
+        await websocket.close(CloseCode.POLICY_VIOLATION)  # before accept: HTTP 403
         return
     await websocket.accept()
-    registry: Registry = websocket.app.state.registry
     room = registry.get(room_id)
     if room is None:
-        await websocket.close(UNKNOWN_ROOM)
+        await websocket.close(CloseCode.UNKNOWN_ROOM)
         return
     conn = WsConnection(websocket)
     try:
-        await _serve(websocket, room, conn)
+        await _serve(websocket, room, conn, RateLimiter(rate_limits), settings.hello_seconds)
     finally:
         await room.disconnect(conn)
         await conn.finish()
 
 
-async def _serve(websocket: WebSocket, room: Room, conn: WsConnection) -> None:
+async def _serve(
+    websocket: WebSocket, room: Room, conn: WsConnection, limiter: RateLimiter, hello_within: float
+) -> None:
     """Read frames until the client goes or breaks a limit."""
-    limiter = RateLimiter(websocket.app.state.rate_limits)
+    loop = asyncio.get_running_loop()
+    hello_deadline = loop.time() + hello_within
     said_hello = False
     while True:
-        frame = await websocket.receive()
+        try:
+            async with asyncio.timeout_at(None if said_hello else hello_deadline):
+                frame = await websocket.receive()
+        except TimeoutError:
+            conn.close(CloseCode.HELLO_TIMEOUT)
+            return
         if frame["type"] == "websocket.disconnect":
             return
         text: str | None = frame.get("text")
         if text is None:
-            conn.close(CLOSE_UNSUPPORTED)
+            conn.close(CloseCode.UNSUPPORTED_DATA)
             return
         if len(text) > MAX_FRAME_BYTES // 4 and len(text.encode()) > MAX_FRAME_BYTES:
-            conn.close(CLOSE_TOO_BIG)
+            conn.close(CloseCode.MESSAGE_TOO_BIG)
             return
         if conn.closed:
             continue  # replaced by a newer connection; the close is on its way
         if not limiter.allow():
             conn.send(error_frame("rate_limited", "Too many messages; slow down."))
             if limiter.flooding:
-                conn.close(CLOSE_POLICY)
+                conn.close(CloseCode.POLICY_VIOLATION)
                 return
             continue
         said_hello = await handle_text(room, conn, text, said_hello)

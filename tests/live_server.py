@@ -26,11 +26,13 @@ def free_port() -> int:
 @contextmanager
 def running_server(home: Path, **env: str) -> Iterator[str]:
     """Serve from `home` (its SQLite file in `home/data`, its log in `home/server.log`) with
-    instant bots and the given PERUDO_* overrides; yield the base URL, stop it afterwards."""
+    instant bots, no limit on new rooms and the given PERUDO_* overrides; yield the base URL,
+    stop it afterwards."""
     port = free_port()
     environment = os.environ | {
         "PERUDO_DATABASE_URL": f"sqlite:///{home / 'data' / 'perudo.db'}",
         "PERUDO_BOT_DELAY_MS": "0",
+        "PERUDO_ROOMS_PER_MINUTE": "0",  # suites create rooms faster than players would
         **env,
     }
     log = home / "server.log"

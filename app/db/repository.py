@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Engine, delete, select
+from sqlalchemy import Engine, delete, select, text
 from sqlalchemy.orm import selectinload, sessionmaker
 
 from app.db.models import GameRow, PlayerRow, RoomSnapshotRow, RoundRow
@@ -38,6 +38,15 @@ class GameRepository:
 
     def __init__(self, engine: Engine) -> None:
         self._sessions = sessionmaker(engine, expire_on_commit=False)
+
+    def ping(self) -> bool:
+        """Whether the database answers a trivial query."""
+        try:
+            with self._sessions() as session:
+                session.execute(text("SELECT 1"))
+        except Exception:
+            return False
+        return True
 
     # ----- finished games -----------------------------------------------------------------
 

@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
-import logging
 import secrets
-from typing import Any
 
 from app.protocol import RoomSettings
 from app.rooms.clock import Scheduler
-from app.rooms.room import GameStore, Room, RoomConfig
-from app.rooms.snapshot import SnapshotStore, room_from_dict, room_to_dict
-
-logger = logging.getLogger(__name__)
+from app.rooms.persistence import SnapshotStore, SnapshotWriter
+from app.rooms.ports import GameStore, RoomConfig
+from app.rooms.room import Room
 
 # No 0/o, 1/l/i: ten of these read aloud without confusion and carry 49 random bits.
 ROOM_ID_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
@@ -46,10 +42,7 @@ class Registry:
         self._lobby_ttl = lobby_ttl
         self._finished_ttl = finished_ttl
         self._rooms: dict[str, Room] = {}
-        self._snapshots = snapshots
-        self._written: dict[str, int] = {}  # room_id -> the seq its stored snapshot holds
-        self._flushing = asyncio.Lock()
-        self._writing: asyncio.Future[list[str]] | None = None
+        self._snapshots = SnapshotWriter(snapshots) if snapshots is not None else None
 
     def create(self, settings: RoomSettings) -> Room:
         room_id = new_room_id()
@@ -97,84 +90,18 @@ class Registry:
     # ----- snapshots -------------------------------------------------------------------------
 
     async def flush(self) -> None:
-        """Write the snapshot of each game in play that changed since its last write, and
-        delete those of rooms whose game ended or that were dropped.
-
-        One flush at a time, so at most one write per room is in flight and the newest state
-        wins; rooms changing many times between flushes are written once. A failed write is
-        logged and retried at the next flush.
-        """
-        if self._snapshots is None:
-            return
-        async with self._flushing:
-            if self._writing is not None:
-                await asyncio.wait([self._writing])  # a cancelled flush's write ends first
-            writes: dict[str, tuple[int, dict[str, Any] | None]] = {}
-            for room_id, seq in self._written.items():
-                room = self._rooms.get(room_id)
-                if room is None or room.phase != "playing":
-                    writes[room_id] = (seq, None)
-            for room in self._rooms.values():
-                if room.phase == "playing" and self._written.get(room.room_id) != room.seq:
-                    try:
-                        writes[room.room_id] = (room.seq, room_to_dict(room))
-                    except Exception:
-                        logger.exception("could not snapshot room %s", room.room_id)
-            if not writes:
-                return
-            self._writing = asyncio.ensure_future(
-                asyncio.to_thread(self._write, self._snapshots, writes)
-            )
-            done = await asyncio.shield(self._writing)
-            for room_id in done:
-                seq, data = writes[room_id]
-                if data is None:
-                    del self._written[room_id]
-                else:
-                    self._written[room_id] = seq
-
-    @staticmethod
-    def _write(
-        snapshots: SnapshotStore, writes: dict[str, tuple[int, dict[str, Any] | None]]
-    ) -> list[str]:
-        """Save or delete each snapshot (in a worker thread); the room ids that succeeded."""
-        done = []
-        for room_id, (_, data) in writes.items():
-            try:
-                if data is None:
-                    snapshots.delete_snapshot(room_id)
-                else:
-                    snapshots.save_snapshot(room_id, data)
-            except Exception:
-                logger.exception("could not write the snapshot of room %s", room_id)
-            else:
-                done.append(room_id)
-        return done
+        """Write the snapshots of the games in play that changed since the last flush."""
+        if self._snapshots is not None:
+            await self._snapshots.flush(self._rooms.values())
 
     async def restore(self) -> int:
-        """Bring back the rooms of the stored snapshots (at start-up, before serving); a
-        snapshot that cannot be read is logged and deleted, and start-up goes on whatever
-        the store holds. Returns how many came back."""
+        """Bring back the rooms of the stored snapshots (at start-up, before serving).
+        Returns how many came back."""
         if self._snapshots is None:
             return 0
-        try:
-            snapshots = await asyncio.to_thread(self._snapshots.load_snapshots)
-        except Exception:  # e.g. a row that is not JSON: serve without the live rooms
-            logger.exception("could not load the snapshots of live rooms")
-            return 0
-        restored = 0
-        for data in snapshots:
-            room_id = data.get("room_id") if isinstance(data, dict) else None
-            try:
-                room = room_from_dict(
-                    data, scheduler=self.scheduler, config=self._config, store=self._store
-                )
-            except Exception:
-                logger.exception("dropping the unreadable snapshot of room %r", room_id)
-                if isinstance(room_id, str):
-                    await asyncio.to_thread(self._snapshots.delete_snapshot, room_id)
-                continue
-            self._rooms[room.room_id] = room
-            self._written[room.room_id] = room.seq
-            restored += 1
-        return restored
+        saved = await self._snapshots.load(secrets.SystemRandom, self.scheduler.now())
+        for room in saved:
+            self._rooms[room.room_id] = Room.restore(
+                room, scheduler=self.scheduler, config=self._config, store=self._store
+            )
+        return len(saved)

@@ -17,6 +17,7 @@ DEFAULTS = {
     "palifico": True,
     "calza_rule": "pressman",
     "turn_seconds": None,
+    "odds": False,
 }
 
 
@@ -37,7 +38,7 @@ def bot_game(http: TestClient, bots: int = 2, **settings: Any) -> tuple[str, lis
 
 
 def test_health(http: TestClient) -> None:
-    assert http.get("/healthz").json() == {"status": "ok"}
+    assert http.get("/healthz").json() == {"status": "ok", "database": "ok"}
 
 
 def test_create_a_room_with_defaults_or_settings(http: TestClient) -> None:
@@ -61,6 +62,7 @@ def test_create_a_room_with_defaults_or_settings(http: TestClient) -> None:
         "palifico": False,
         "calza_rule": "asmodee",
         "turn_seconds": 600,
+        "odds": True,
     }
     room_id = http.post("/api/rooms", json=chosen).json()["room_id"]
     assert http.get(f"/api/rooms/{room_id}").json()["settings"] == chosen

@@ -137,10 +137,10 @@ class Driver:
 
     def check(self) -> None:
         room = self.room
-        names = [seat.name.casefold() for seat in room.seats.values()]
+        names = [seat.name.casefold() for seat in room.seats]
         assert len(names) == len(set(names))
         if room.phase == "lobby":
-            assert all(n < room.settings.max_players for n in room.seats)
+            assert all(n < room.settings.max_players for n in room.seats.numbers())
         assert room.host is None or room.host in room.seats
         for conn in [*self.conns, *self.retired]:
             seqs = [f["seq"] for f in conn.frames if f["type"] == "state"]

@@ -74,10 +74,10 @@ async def test_a_failing_bot_still_plays_a_legal_move(
     def broken(*_: object) -> Bid:
         raise ValueError("the strategy crashed")
 
-    monkeypatch.setattr("app.rooms.room.choose_action", broken)
+    monkeypatch.setattr("app.rooms.autoplay.choose_action", broken)
     room = make_room()
     await start_and_leave_to_a_bot(room)
-    with caplog.at_level(logging.ERROR, logger="app.rooms.room"):
+    with caplog.at_level(logging.ERROR, logger="app.rooms"):
         await clock.advance(100_000)
     assert room.phase == "finished"
     assert "bot failed" in caplog.text
@@ -89,7 +89,7 @@ async def test_a_failed_save_is_logged_and_the_room_goes_on(
     store.fail = True
     room = make_room()
     host = await start_and_leave_to_a_bot(room)
-    with caplog.at_level(logging.ERROR, logger="app.rooms.room"):
+    with caplog.at_level(logging.ERROR, logger="app.rooms"):
         await clock.advance(100_000)
         await room.settle()
     assert "could not save" in caplog.text
@@ -98,6 +98,8 @@ async def test_a_failed_save_is_logged_and_the_room_goes_on(
     await say(room, back, type="resume", token=host.frames[0]["token"])
     store.fail = False
     await say(room, back, type="rematch")
+    assert room.phase == "lobby" and back.state["game_id"] is None
+    await say(room, back, type="start")
     await say(room, back, type="leave")
     await clock.advance(100_000)
     await room.settle()

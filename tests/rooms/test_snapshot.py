@@ -13,7 +13,7 @@ import pytest
 
 from app.protocol import ProtocolError, RoomSettings
 from app.rooms import ManualScheduler, Registry, Room, RoomConfig
-from app.rooms.snapshot import room_to_dict
+from app.rooms.persistence import encode_room, saved_room
 from tests.rooms.conftest import BOT_DELAY, GRACE, FakeConnection, MemoryStore, say, seated
 from tests.ws.helpers import legal_move
 
@@ -144,7 +144,7 @@ async def test_only_changed_games_in_play_are_written(
     await say(room, conns[1], type="chat", text="hola")  # no state change
     await registry.flush()
     assert store.snapshot_writes == 2  # four moves, one write of the newest state
-    assert store.load_snapshots() == [room_to_dict(room)]
+    assert store.load_snapshots() == [encode_room(saved_room(room))]
 
 
 async def test_a_dropped_room_loses_its_snapshot(
@@ -248,8 +248,8 @@ async def test_unreadable_snapshots_are_logged_and_deleted(
 ) -> None:
     room, _ = await table(registry, 2)
     await registry.flush()
-    good = room_to_dict(room)
-    bad_die = room_to_dict(room) | {"room_id": "baddie0000"}
+    good = encode_room(saved_room(room))
+    bad_die = encode_room(saved_room(room)) | {"room_id": "baddie0000"}
     bad_die["game"]["round"]["dice"][0]["dice"][0] = 9
     for data in (good | {"room_id": "oldformat0", "version": 0}, bad_die):
         store.save_snapshot(data["room_id"], data)

@@ -15,7 +15,7 @@ from starlette.testclient import WebSocketTestSession
 
 from app.config import Settings
 from app.main import create_app
-from app.ws import RateLimits
+from app.limits import RateLimits
 
 Message = dict[str, Any]
 

@@ -67,7 +67,7 @@ def test_three_people_play_a_full_game_and_it_is_saved(http: TestClient) -> None
     assert [g["game_id"] for g in listed] == [final["game_id"]]
 
 
-def test_rematch_starts_a_new_game_with_the_same_seats(http: TestClient) -> None:
+def test_rematch_goes_back_to_the_lobby_with_the_same_seats(http: TestClient) -> None:
     room_id = new_room(http)
     rng = random.Random(3)
     with ExitStack() as stack:
@@ -82,9 +82,14 @@ def test_rematch_starts_a_new_game_with_the_same_seats(http: TestClient) -> None
         clients[0].send(type="rematch")
         for client in clients:
             client.next_state()
+        lobby = clients[1].state
+        assert lobby["phase"] == "lobby" and lobby["game_id"] is None and lobby["host"] == 0
+        assert [p["seat"] for p in lobby["players"]] == [0, 1]
+        clients[0].send(type="start")
+        for client in clients:
+            client.next_state()
         again = clients[1].state
-        assert again["phase"] == "playing" and again["game_id"] is None
-        assert [p["seat"] for p in again["players"]] == [0, 1]
+        assert again["phase"] == "playing"
         assert all(p["dice"] == 5 for p in again["players"])
         second = play_to_end(clients, rng)
     assert second["game_id"] != first["game_id"]

@@ -127,6 +127,7 @@ def test_settings_and_bots_in_the_lobby(http: TestClient, stack: ExitStack) -> N
         "palifico": True,
         "calza_rule": "pressman",
         "turn_seconds": 30,
+        "odds": False,
     }
     ana.send(type="settings", turn_seconds=None)
     assert ana.next_state()["settings"]["turn_seconds"] is None

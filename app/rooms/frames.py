@@ -1,0 +1,236 @@
+"""What a room sends: each connection's `state`, and the frames every connection shares.
+
+`state_frames` is the one place the room's game reaches a connection: the public part comes
+from the engine's `table_view` and is encoded once per broadcast; only `you` (the engine's
+`you_view`, the one door for hidden dice) is encoded per seat.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime
+from typing import Any, Protocol
+
+import orjson
+
+from app.engine import Bid, Dudo, Game
+from app.engine.game import Action, RoundResult
+from app.engine.view import PlayerPublic, lobby_you, table_view, you_view
+from app.protocol import (
+    AutoplayReason,
+    BidAction,
+    CallAction,
+    CloseCode,
+    Phase,
+    PlayerEntry,
+    RoomInfo,
+    RoomSettings,
+    StatePublic,
+    encode,
+)
+from app.rooms.ports import Connection
+from app.rooms.seats import Seat, Seats
+
+
+class Audience:
+    """Every connection of a room and the seat it plays (None: it watches)."""
+
+    def __init__(self, capacity: int) -> None:
+        self._seats: dict[Connection, int | None] = {}
+        self._capacity = capacity
+
+    def __len__(self) -> int:
+        return len(self._seats)
+
+    @property
+    def full(self) -> bool:
+        """No room for another connection (a seat's owner who resumes still gets in)."""
+        return len(self._seats) >= self._capacity
+
+    def __contains__(self, conn: Connection) -> bool:
+        return conn in self._seats
+
+    def seat_of(self, conn: Connection) -> int | None:
+        return self._seats[conn]
+
+    def sit(self, conn: Connection, seat: int | None) -> None:
+        """`conn` now plays `seat` (None: it watches on)."""
+        self._seats[conn] = seat
+
+    def remove(self, conn: Connection) -> int | None:
+        """Forget `conn`; the seat it played, if any."""
+        return self._seats.pop(conn, None)
+
+    def broadcast(self, frame: str) -> None:
+        for conn in self._seats:
+            conn.send(frame)
+
+    def close_all(self, code: CloseCode) -> None:
+        for conn in self._seats:
+            conn.close(code)
+        self._seats.clear()
+
+    @property
+    def viewers(self) -> Mapping[Connection, int | None]:
+        return self._seats
+
+    @staticmethod
+    def send_each(frames: Mapping[Connection, str]) -> None:
+        for conn, frame in frames.items():
+            conn.send(frame)
+
+
+class Shown(Protocol):
+    """What a room shows of itself (`Room`, which this module never imports)."""
+
+    room_id: str
+    seq: int
+
+    @property
+    def phase(self) -> Phase: ...
+
+    @property
+    def settings(self) -> RoomSettings: ...
+
+    @property
+    def host(self) -> int | None: ...
+
+    @property
+    def seats(self) -> Seats: ...
+
+    @property
+    def game(self) -> Game | None: ...
+
+    @property
+    def game_id(self) -> str | None: ...
+
+
+def room_info(room: Shown) -> RoomInfo:
+    """`GET /api/rooms/{room_id}`: no dice, no tokens."""
+    return {
+        "room_id": room.room_id,
+        "phase": room.phase,
+        "players": [{"seat": s.number, "name": s.name, "bot": s.bot} for s in room.seats],
+        "settings": room.settings.view,
+    }
+
+
+def state_frames(
+    room: Shown,
+    *,
+    turn_deadline: float | None,
+    now: float,
+    viewers: Mapping[Connection, int | None],
+) -> dict[Connection, str]:
+    """The `state` for every connection in `viewers` (connection -> its seat or None)."""
+    game, settings = room.game, room.settings
+    table = table_view(game) if game is not None else None
+    in_game: dict[int, PlayerPublic] = {}
+    if table is not None:
+        in_game = {player["seat"]: player for player in table["players"]}
+        if table["round"] is not None:
+            table["round"]["turn_deadline"] = turn_deadline
+    players: list[PlayerEntry] = []
+    for seat in room.seats:
+        public = in_game.get(seat.number) or _lobby_player(seat.number)
+        players.append(
+            {
+                **public,
+                "name": seat.name,
+                "connected": seat.bot or seat.conn is not None,
+                "bot": seat.bot,
+                "autoplay": seat.autoplay,
+                "level": seat.level,
+            }
+        )
+    state: StatePublic = {
+        "type": "state",
+        "seq": room.seq,
+        "room_id": room.room_id,
+        "phase": room.phase,
+        "settings": settings.view,
+        "host": room.host,
+        "players": players,
+        "round": table["round"] if table else None,
+        "last_result": table["last_result"] if table else None,
+        "winner": table["winner"] if table else None,
+        "game_id": room.game_id,
+        "server_time": now,
+        "spectators": sum(1 for seat in viewers.values() if seat is None),
+    }
+    head = orjson.dumps(state)[:-1] + b',"you":'
+    yous: dict[int | None, bytes] = {}
+    frames: dict[Connection, str] = {}
+    for conn, seat_number in viewers.items():
+        you = yous.get(seat_number)
+        if you is None:
+            you = yous[seat_number] = orjson.dumps(
+                you_view(game, seat_number, odds=settings.odds)
+                if game is not None
+                else lobby_you(seat_number)
+            )
+        frames[conn] = (head + you + b"}").decode()
+    return frames
+
+
+def welcome_frame(room_id: str, seat: Seat | None) -> str:
+    """The answer to a hello: the seat and its token (both None for a spectator)."""
+    number, token = (seat.number, seat.token) if seat else (None, None)
+    return encode({"type": "welcome", "room_id": room_id, "seat": number, "token": token})
+
+
+def round_result_frame(result: RoundResult) -> str:
+    return encode({"type": "round_result", **result.to_dict()})
+
+
+def history_frame(game: Game) -> str:
+    """Every finished round of `game`, oldest first, for a page that (re)connects."""
+    return encode(
+        {"type": "history", "rounds": [record.result.to_dict() for record in game.rounds]}
+    )
+
+
+def chat_frame(seat: Seat, text: str) -> str:
+    return encode({"type": "chat", "seat": seat.number, "name": seat.name, "text": text})
+
+
+def autoplayed_frame(seat: int, reason: AutoplayReason, action: Action) -> str:
+    """A move the server's bot made for a person."""
+    shown: BidAction | CallAction
+    if isinstance(action, Bid):
+        shown = {"type": "bid", "quantity": action.quantity, "face": action.face}
+    else:
+        shown = {"type": "dudo" if isinstance(action, Dudo) else "calza"}
+    return encode({"type": "autoplayed", "seat": seat, "reason": reason, "action": shown})
+
+
+def game_record(
+    *, room_id: str, started_at: str, settings: RoomSettings, seats: Iterable[Seat], game: Game
+) -> dict[str, Any]:
+    """A finished game in the `GET /api/games/{id}` shape, without `game_id`."""
+    assert game.winner is not None
+    places = game.places()
+    seat_list = list(seats)
+    winner = next(seat for seat in seat_list if seat.number == game.winner)
+    return {
+        "room_id": room_id,
+        "started_at": started_at,
+        "finished_at": utc_now(),
+        "settings": settings.model_dump(),
+        "winner": {"seat": winner.number, "name": winner.name},
+        "players": [
+            {"seat": s.number, "name": s.name, "bot": s.bot, "place": places[s.number]}
+            for s in seat_list
+            if s.number in places
+        ],
+        "rounds": [record.to_dict() for record in game.rounds],
+    }
+
+
+def utc_now() -> str:
+    return datetime.now(UTC).isoformat()
+
+
+def _lobby_player(seat: int) -> PlayerPublic:
+    """A seat's game fields before the first game: no dice yet."""
+    return {"seat": seat, "dice": 0, "out": False, "palifico_used": False}

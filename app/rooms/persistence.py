@@ -1,0 +1,275 @@
+"""What outlives the process: finished games, and snapshots of the rooms with a game in play.
+
+Snapshots are JSON: connections are not kept, so after a restore every person's seat is
+offline until its token resumes. Bad snapshot data raises KeyError, TypeError or ValueError.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, Protocol, get_args
+
+from app.engine import Game
+from app.engine.bot import BotLevel
+from app.engine.snapshot import game_from_dict, game_to_dict, strict_bool, strict_int
+from app.engine.snapshot import strict_optional_int as optional_int
+from app.protocol import RoomSettings
+from app.rooms.frames import Shown
+from app.rooms.ports import GameStore
+from app.rooms.seats import Seat
+
+logger = logging.getLogger(__name__)
+
+SNAPSHOT_VERSION = 1
+# A crash may lose the changes made after the last snapshot (about a second of play). Clients
+# drop any `state` older than one they hold, so a restored room resumes counting well above
+# any `seq` it may have sent before the crash.
+SEQ_GAP_AFTER_RESTORE = 10_000
+
+
+class SnapshotStore(Protocol):
+    """Where snapshots go (`app.db.repository.GameRepository`); called in a thread."""
+
+    def save_snapshot(self, room_id: str, data: dict[str, Any]) -> None: ...
+
+    def load_snapshots(self) -> list[dict[str, Any]]: ...
+
+    def delete_snapshot(self, room_id: str) -> None: ...
+
+
+@dataclass(slots=True)
+class SavedRoom:
+    """Everything of a room but its connections and timers."""
+
+    room_id: str
+    settings: RoomSettings
+    seats: list[Seat]
+    host: int | None
+    game: Game | None
+    game_id: str | None
+    game_no: int
+    started_at: str
+    seq: int
+
+
+class Snapshotted(Shown, Protocol):
+    """What the writer needs of a room."""
+
+    @property
+    def game_no(self) -> int: ...
+
+    @property
+    def started_at(self) -> str: ...
+
+
+def saved_room(room: Snapshotted) -> SavedRoom:
+    """The lasting parts of `room`, to be serialised at once (they are the live objects)."""
+    return SavedRoom(
+        room_id=room.room_id,
+        settings=room.settings,
+        seats=list(room.seats),
+        host=room.host,
+        game=room.game,
+        game_id=room.game_id,
+        game_no=room.game_no,
+        started_at=room.started_at,
+        seq=room.seq,
+    )
+
+
+def encode_room(saved: SavedRoom) -> dict[str, Any]:
+    """`saved` in fresh JSON-compatible containers (at once: it holds live objects)."""
+    return {
+        "version": SNAPSHOT_VERSION,
+        "room_id": saved.room_id,
+        "settings": saved.settings.model_dump(),
+        "host": saved.host,
+        "seq": saved.seq,
+        "seats": [
+            {
+                "number": seat.number,
+                "name": seat.name,
+                "token": seat.token,
+                "level": seat.level,
+                "autoplay": seat.autoplay,
+            }
+            for seat in saved.seats
+        ],
+        "game": None if saved.game is None else game_to_dict(saved.game),
+        "game_id": saved.game_id,
+        "game_no": saved.game_no,
+        "started_at": saved.started_at,
+    }
+
+
+def decode_room(data: dict[str, Any], rng: random.Random, now: float) -> SavedRoom:
+    """The room `encode_room` described, checked; its game plays on with `rng`."""
+    if data.get("version") != SNAPSHOT_VERSION:
+        raise ValueError(f"unknown snapshot version {data.get('version')!r}")
+    saved = SavedRoom(
+        room_id=_str(data["room_id"]),
+        settings=RoomSettings.model_validate(data["settings"]),
+        seats=[_seat(s, now) for s in data["seats"]],
+        host=optional_int(data["host"]),
+        game=None if data["game"] is None else game_from_dict(data["game"], rng),
+        game_id=None if data["game_id"] is None else _str(data["game_id"]),
+        game_no=strict_int(data["game_no"]),
+        started_at=_str(data["started_at"]),
+        seq=strict_int(data["seq"]) + SEQ_GAP_AFTER_RESTORE,
+    )
+    _check(saved)
+    return saved
+
+
+def _seat(data: dict[str, Any], now: float) -> Seat:
+    """A seat as saved; a person's is offline since `now` (its grace starts afresh)."""
+    token = None if data["token"] is None else _str(data["token"])
+    level = data["level"]
+    if level not in (None, *get_args(BotLevel)):
+        raise ValueError(f"unknown bot level {level!r}")
+    if (token is None) == (level is None):
+        raise ValueError("a seat is a person's (with a token) or a bot's (with a level)")
+    return Seat(
+        strict_int(data["number"]),
+        _str(data["name"]),
+        token,
+        level=level,
+        disconnected_at=now,
+        autoplay=strict_bool(data["autoplay"]),
+        autoplay_since=now,
+    )
+
+
+def _check(saved: SavedRoom) -> None:
+    """Refuse a room the server could not have built: it would fail later, mid-game."""
+    numbers = [seat.number for seat in saved.seats]
+    tokens = {seat.token for seat in saved.seats if seat.token is not None}
+    if len(set(numbers)) != len(numbers) or len(tokens) != sum(not s.bot for s in saved.seats):
+        raise ValueError("seat numbers and tokens must be unique")
+    if any(not 0 <= n < saved.settings.max_players for n in numbers):
+        raise ValueError("a seat number is outside the room")
+    if saved.host is not None and saved.host not in numbers:
+        raise ValueError("the host must hold a seat")
+    if saved.game is not None and not set(saved.game.seats) <= set(numbers):
+        raise ValueError("every seat in the game must be in the room")
+
+
+def _str(value: Any) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"expected a string, got {value!r}")
+    return value
+
+
+class SnapshotWriter:
+    """Writes the snapshot of each room with a game in play that changed since its last write,
+    and deletes those of rooms whose game ended or that were dropped.
+
+    One flush at a time, so at most one write per room is in flight and the newest state
+    wins; rooms changing many times between flushes are written once. A failed write is
+    logged and retried at the next flush.
+    """
+
+    def __init__(self, store: SnapshotStore) -> None:
+        self._store = store
+        self._written: dict[str, int] = {}  # room_id -> the seq its stored snapshot holds
+        self._flushing = asyncio.Lock()
+        self._writing: asyncio.Future[list[str]] | None = None
+
+    async def flush(self, rooms: Iterable[Snapshotted]) -> None:
+        async with self._flushing:
+            if self._writing is not None:
+                await asyncio.wait([self._writing])  # a cancelled flush's write ends first
+            live = {room.room_id: room for room in rooms}
+            writes: dict[str, tuple[int, dict[str, Any] | None]] = {}
+            for room_id, seq in self._written.items():
+                room = live.get(room_id)
+                if room is None or room.phase != "playing":
+                    writes[room_id] = (seq, None)
+            for room in live.values():
+                if room.phase == "playing" and self._written.get(room.room_id) != room.seq:
+                    try:
+                        writes[room.room_id] = (room.seq, encode_room(saved_room(room)))
+                    except Exception:
+                        logger.exception("could not snapshot room %s", room.room_id)
+            if not writes:
+                return
+            self._writing = asyncio.ensure_future(asyncio.to_thread(self._write, writes))
+            done = await asyncio.shield(self._writing)
+            for room_id in done:
+                seq, data = writes[room_id]
+                if data is None:
+                    del self._written[room_id]
+                else:
+                    self._written[room_id] = seq
+
+    def _write(self, writes: dict[str, tuple[int, dict[str, Any] | None]]) -> list[str]:
+        """Save or delete each snapshot (in a worker thread); the room ids that succeeded."""
+        done = []
+        for room_id, (_, data) in writes.items():
+            try:
+                if data is None:
+                    self._store.delete_snapshot(room_id)
+                else:
+                    self._store.save_snapshot(room_id, data)
+            except Exception:
+                logger.exception("could not write the snapshot of room %s", room_id)
+            else:
+                done.append(room_id)
+        return done
+
+    async def load(self, rng: Callable[[], random.Random], now: float) -> list[SavedRoom]:
+        """The rooms of the stored snapshots (at start-up); a snapshot that cannot be read is
+        logged and deleted, and start-up goes on whatever the store holds."""
+        try:
+            snapshots = await asyncio.to_thread(self._store.load_snapshots)
+        except Exception:  # e.g. a row that is not JSON: serve without the live rooms
+            logger.exception("could not load the snapshots of live rooms")
+            return []
+        rooms = []
+        for data in snapshots:
+            room_id = data.get("room_id") if isinstance(data, dict) else None
+            try:
+                saved = decode_room(data, rng(), now)
+            except Exception:
+                logger.exception("dropping the unreadable snapshot of room %r", room_id)
+                if isinstance(room_id, str):
+                    await asyncio.to_thread(self._store.delete_snapshot, room_id)
+                continue
+            self._written[saved.room_id] = saved.seq
+            rooms.append(saved)
+        return rooms
+
+
+class GameSaver:
+    """Saves one room's finished games in a worker thread; `settle` waits for them."""
+
+    def __init__(self, store: GameStore | None, room_id: str) -> None:
+        self._store = store
+        self._room_id = room_id
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def save(self, record: dict[str, Any], then: Callable[[str], Awaitable[None]]) -> None:
+        """Store `record` off the event loop, then call `then` with its game_id."""
+        if self._store is None:
+            return
+        task = asyncio.create_task(self._save(self._store, record, then))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _save(
+        self, store: GameStore, record: dict[str, Any], then: Callable[[str], Awaitable[None]]
+    ) -> None:
+        try:
+            game_id = await asyncio.to_thread(store.save_game, record)
+        except Exception:
+            logger.exception("could not save the finished game of room %s", self._room_id)
+            return
+        await then(game_id)
+
+    async def settle(self) -> None:
+        while self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)

@@ -1,0 +1,121 @@
+"""The turn clock: when the seat to act is played for, and when bots weigh a calza.
+
+It knows the turn deadline, the disconnect grace and the bots' think time; it arms one timer
+for the seat to act and one for the calza window, and calls back. It never imports the room.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from functools import partial
+from typing import Literal
+
+from app.rooms.clock import Scheduler, Timer
+from app.rooms.ports import RoomConfig
+from app.rooms.seats import Seat
+
+CALZA_THOUGHT = 0.5  # bots weigh a calza after this share of their think time
+
+
+@dataclass(frozen=True, slots=True)
+class TurnKey:
+    """One turn: which game, which round, how many bids stand. A timer for an older key is
+    stale."""
+
+    game_no: int
+    round: int
+    bids: int
+
+
+Due = Literal["bot", "timer", "away"]  # why the seat to act is played for now
+Wake = Callable[[TurnKey], Awaitable[None]]
+
+
+class TurnClock:
+    """Timers for one room. `rearm` after every change; the callbacks get the key they were
+    armed for and check it against `key`."""
+
+    def __init__(
+        self,
+        scheduler: Scheduler,
+        config: RoomConfig,
+        rng: random.Random,
+        *,
+        on_turn: Wake,
+        on_calza: Wake,
+    ) -> None:
+        self._scheduler = scheduler
+        self._config = config
+        self._rng = rng
+        self._on_turn = on_turn
+        self._on_calza = on_calza
+        self.key: TurnKey | None = None
+        self.deadline: float | None = None  # the turn timer's end, when the room has one
+        self._started = 0.0
+        self._jitter = 0.0
+        self._calza_weighed: TurnKey | None = None
+        self._timers: list[Timer] = []
+
+    def now(self) -> float:
+        return self._scheduler.now()
+
+    def cancel(self) -> None:
+        for timer in self._timers:
+            timer.cancel()
+        self._timers.clear()
+
+    def rearm(
+        self, key: TurnKey | None, seat: Seat | None, turn_seconds: int | None, calza: bool
+    ) -> None:
+        """Arm the timer for `seat`, the one to act at turn `key` (None: nobody acts), and,
+        when `calza` (a bot-played seat may call it), the bots' calza decision."""
+        self.cancel()
+        if key is None or seat is None:
+            self.key = self.deadline = None
+            return
+        now = self._scheduler.now()
+        if key != self.key:
+            self.key = key
+            self._started = now
+            self._jitter = self._rng.uniform(0.0, 0.3) * self._config.bot_delay
+            self.deadline = now + turn_seconds if turn_seconds is not None else None
+        if seat.automated:
+            due = [max(self._started, seat.autoplay_since) + self._config.bot_delay + self._jitter]
+        else:
+            due = [when for when in (self.deadline, self._grace_end(seat)) if when is not None]
+        if due:
+            self._arm(min(due), self._on_turn)
+        if calza and key != self._calza_weighed:
+            self._arm(self._started + CALZA_THOUGHT * self._config.bot_delay, self._on_calza)
+
+    def due(self, seat: Seat) -> Due | None:
+        """Why `seat`, the one to act, is to be played for now; None if a timer woke early."""
+        now = self._scheduler.now()
+        if seat.automated:
+            return "bot"
+        grace_end = self._grace_end(seat)
+        if grace_end is not None and now >= grace_end:
+            return "away"
+        if self.deadline is not None and now >= self.deadline:
+            return "timer"
+        return None
+
+    def weigh_calza(self, key: TurnKey) -> bool:
+        """True once per bid: the bots have not yet weighed a calza on it."""
+        if key != self.key or key == self._calza_weighed:
+            return False
+        self._calza_weighed = key
+        return True
+
+    def _grace_end(self, seat: Seat) -> float | None:
+        """When an absent person's turn passes to the bot (None while connected)."""
+        if seat.automated or seat.conn is not None:
+            return None
+        return max(self._started, seat.disconnected_at) + self._config.disconnect_grace
+
+    def _arm(self, when: float, wake: Wake) -> None:
+        key = self.key
+        assert key is not None
+        self._timers.append(self._scheduler.call_at(when, partial(wake, key)))
