@@ -42,12 +42,13 @@ def test_every_error_code_reads_as_a_sentence(host: Player) -> None:
     host.page.goto(f"{host.base}/rules")
     texts = host.page.evaluate(
         """async (codes) => {
-             const m = await import("/static/js/messages.js");
-             return [m.errorText("no_such_code"), ...codes.map((c) => m.errorText(c))];
+             const m = await import("/static/js/codes.js");
+             return [m.ERROR_CODES, m.errorText("no_such_code"), ...codes.map((c) => m.errorText(c))];
            }""",
         PROTOCOL_ERROR_CODES,
     )
-    fallback, specific = texts[0], texts[1:]
+    known, fallback, specific = texts[0], texts[1], texts[2:]
+    assert sorted(known) == sorted(PROTOCOL_ERROR_CODES)
     assert len(set(specific)) == len(PROTOCOL_ERROR_CODES)
     for code, text in zip(PROTOCOL_ERROR_CODES, specific, strict=True):
         assert text != fallback and "_" not in text and text.endswith("."), code

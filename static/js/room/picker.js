@@ -1,7 +1,9 @@
-// The bid picker: a quantity stepper and six face buttons. What it offers comes only from the
-// state's `you.legal.min_quantity` (the engine's answer); no rule is re-implemented here.
-import { byId, fill } from "./dom.js";
-import { dieSvg, faceName } from "./dice.js";
+// Your controls at the table: the bid picker (a quantity stepper and six face buttons), Dudo and
+// Calza. What they offer comes only from the state's `you.legal` (the engine's answer); no rule
+// is re-implemented here.
+import { byId, fill } from "../dom.js";
+import { dieSvg, faceName } from "../dice.js";
+import { player } from "./people.js";
 
 const ACE = 1;
 
@@ -25,7 +27,49 @@ export function leastRaise(minQuantity, standing) {
   return ties.find((o) => standing !== null && o.face === standing.face) ?? ties[0];
 }
 
-export class BidPicker {
+let picker = null;
+let lastTurnKey = null; // the last turn of yours the page was scrolled to
+
+/** Build the picker and wire the calls once. @param {{act: (msg: object) => void}} ctx */
+export function mount(ctx) {
+  picker = new BidPicker((bid) => ctx.act({ type: "bid", ...bid }));
+  byId("dudo-btn").addEventListener("click", () => ctx.act({ type: "dudo" }));
+  byId("calza-btn").addEventListener("click", () => ctx.act({ type: "calza" }));
+}
+
+/** @param {{ready: boolean}} ctx  ready: connected, and no action of ours awaits its answer */
+export function render(state, ctx) {
+  const round = state.round;
+  const playing = state.phase === "playing" && round !== null;
+  if (!playing) lastTurnKey = null;
+  if (state.phase === "lobby") return;
+  const you = state.you.seat === null ? null : player(state, state.you.seat);
+  const actions = byId("actions");
+  const seatedIn = you !== null && !you.out && playing;
+  actions.hidden = !seatedIn;
+  const myTurn = seatedIn && round.turn === state.you.seat;
+  actions.dataset.myTurn = String(myTurn);
+  const legal = state.you.legal;
+  picker.update(legal, round, myTurn && ctx.ready);
+  byId("dudo-btn").disabled = !(legal.dudo && ctx.ready);
+  const calza = byId("calza-btn");
+  calza.hidden = !state.settings.calza;
+  calza.disabled = !(legal.calza && ctx.ready);
+  if (myTurn) bringIntoView(`${round.number}:${round.bids.length}`);
+}
+
+/** Once per turn of yours: scroll so the standing bid and your controls are both on screen. */
+function bringIntoView(turnKey) {
+  if (lastTurnKey === turnKey) return;
+  lastTurnKey = turnKey;
+  const bottom = byId("actions").getBoundingClientRect().bottom;
+  if (bottom > window.innerHeight || byId("center").getBoundingClientRect().top < 0) {
+    const smooth = !window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+    byId("center").scrollIntoView({ block: "start", behavior: smooth ? "smooth" : "auto" });
+  }
+}
+
+class BidPicker {
   /** @param {(bid: {quantity: number, face: number}) => void} onBid */
   constructor(onBid) {
     this.onBid = onBid;

@@ -1,12 +1,11 @@
 // One WebSocket to a room that comes back by itself: exponential backoff with jitter, and an
 // immediate retry when the tab becomes visible, the page is shown again, or the network
 // returns (iOS Safari drops sockets in the background without telling anyone).
+import { FINAL_CLOSES, MAX_FRAME_BYTES } from "../codes.js";
 
 const PING_EVERY_MS = 25000;
 const PONG_WITHIN_MS = 5000;
 const MAX_BACKOFF_MS = 10000;
-// Closes after which reconnecting would be wrong: seat taken over elsewhere, room unknown.
-const FINAL_CLOSES = new Set([4000, 4404]);
 
 export class Connection {
   /**
@@ -83,11 +82,16 @@ export class Connection {
     };
   }
 
-  /** Send one message; false when the socket is not open (the caller tells the user). */
+  /**
+   * Send one message: "sent", "offline" (the socket is not open) or "too_big" (the server
+   * would close the socket over it); the caller tells the user.
+   */
   send(msg) {
-    if (!this.open) return false;
-    this.ws.send(JSON.stringify(msg));
-    return true;
+    const text = JSON.stringify(msg);
+    if (new TextEncoder().encode(text).length > MAX_FRAME_BYTES) return "too_big";
+    if (!this.open) return "offline";
+    this.ws.send(text);
+    return "sent";
   }
 
   /** Come back now if the socket is gone, and check a socket that looks open really is. */

@@ -1,0 +1,247 @@
+// The room page: one connection, the page's state, and the actions it sends. Everything on
+// screen is drawn by the view modules beside this one from the server's `state` (PROTOCOL.md)
+// and a small context; the page keeps no game rules, and other players' dice only ever arrive
+// in a `round_result`.
+import { byId, toast } from "../dom.js";
+import { JOIN_FAILURES, errorText } from "../codes.js";
+import { forgetSeatToken, keepSeatToken, rememberName, savedName, seatToken, takeJoinWish } from "../seat.js";
+import { Connection } from "./connection.js";
+import { savedPlaces } from "./places.js";
+import * as chat from "./chat.js";
+import * as end from "./end.js";
+import * as log from "./log.js";
+import * as lobby from "./lobby.js";
+import * as picker from "./picker.js";
+import * as reveal from "./reveal.js";
+import * as seats from "./seats.js";
+import * as status from "./status.js";
+import * as table from "./table.js";
+
+const REVEAL_MS = 3800;
+const PENDING_MS = 3000; // give up waiting for an action's answer after this
+const LOG_KEEP = 300;
+
+const roomId = document.body.dataset.room;
+const root = byId("room");
+
+const page = {
+  state: null, // the state on screen
+  seq: -1, // newest state seq seen on this connection
+  queue: [], // round results, autoplayed moves and states waiting for a reveal to finish
+  reveal: null, // the round result being revealed
+  revealTimer: null,
+  joining: null, // the name of a join in flight
+  online: false,
+  closed: false, // the server closed the socket for good
+  pending: false, // an action was sent; its state has not come back yet
+  pendingTimer: null,
+  clockOffset: 0, // server clock minus local clock, seconds
+  log: [], // this game's log: {round} and {autoplayed} entries, oldest first
+  logFresh: false, // the log was just replaced by the server's `history`
+};
+
+/** What the views get: page-level facts as they are now, and the actions they may take. */
+function context() {
+  return {
+    roomId,
+    revealMs: REVEAL_MS,
+    online: page.online,
+    ready: page.online && !page.pending, // connected, and no action of ours awaits its answer
+    clockOffset: page.clockOffset,
+    reveal: page.reveal,
+    log: page.log,
+    act,
+    say: (text) => send({ type: "chat", text }),
+    join,
+    leave,
+    retry,
+    endReveal,
+    placesFor,
+  };
+}
+
+// Drawn on every state, in this order (the end card before the picker measures the page).
+const VIEWS = [lobby, seats, table, end, picker, log, chat];
+
+const conn = new Connection(roomId, { hello, onMessage, onStatus });
+const placesFor = savedPlaces((gameId) => {
+  if (page.state?.game_id === gameId && !page.closed) end.render(page.state, context());
+});
+
+function hello() {
+  const token = seatToken(roomId);
+  if (token) return { type: "resume", token };
+  if (page.joining) return { type: "join", name: page.joining };
+  return { type: "watch" };
+}
+
+// --- Messages --------------------------------------------------------------------------------
+
+function onMessage(msg) {
+  switch (msg.type) {
+    case "welcome":
+      page.seq = -1; // a new connection: its first state is always taken
+      if (msg.token) keepSeatToken(roomId, msg.token);
+      if (msg.seat !== null) page.joining = null;
+      break;
+    case "history":
+      page.log = (Array.isArray(msg.rounds) ? msg.rounds : []).map((round) => ({ round }));
+      page.logFresh = true;
+      break;
+    case "state":
+      receiveState(msg);
+      break;
+    case "round_result":
+    case "autoplayed":
+      page.queue.push({ [msg.type]: msg });
+      pump();
+      break;
+    case "chat":
+      chat.append(msg);
+      break;
+    case "error":
+      receiveError(msg.code);
+      break;
+    default:
+      break; // a message this page does not know yet: ignore it
+  }
+}
+
+function receiveState(state) {
+  if (state.seq <= page.seq) return; // older than what we hold
+  page.seq = state.seq;
+  if (typeof state.server_time === "number") page.clockOffset = state.server_time - Date.now() / 1000;
+  settle();
+  const last = page.queue.at(-1);
+  if (last && last.state) last.state = state;
+  else page.queue.push({ state });
+  pump();
+}
+
+function receiveError(code) {
+  settle();
+  toast(errorText(code), "error");
+  if (code === "unknown_token") {
+    forgetSeatToken(roomId);
+    conn.connect();
+  } else if (page.joining !== null && JOIN_FAILURES.has(code)) {
+    page.joining = null;
+    byId("join-name").focus();
+    conn.connect(); // this connection's hello was spent: come back as a spectator
+  } else if (page.state) {
+    render(page.state);
+  }
+}
+
+/** Show queued states at once; a round result holds everything after it until it was seen. */
+function pump() {
+  while (page.reveal === null && page.queue.length > 0) {
+    const item = page.queue.shift();
+    if (item.state) {
+      render(item.state);
+    } else if (item.autoplayed) {
+      addToLog({ autoplayed: item.autoplayed });
+    } else {
+      addToLog({ round: item.round_result });
+      startReveal(item.round_result);
+    }
+  }
+}
+
+function onStatus(kind, detail = {}) {
+  page.online = kind === "open";
+  if (kind === "closed") page.closed = true;
+  status.render(kind, detail);
+  if (page.state) render(page.state);
+}
+
+function retry() {
+  page.closed = false;
+  conn.connect();
+}
+
+// --- Drawing ---------------------------------------------------------------------------------
+
+function render(state) {
+  const before = page.state?.phase;
+  if (before && before !== state.phase) window.scrollTo(0, 0);
+  if (state.phase === "playing" && (before === "lobby" || before === "finished") && !page.logFresh) page.log = [];
+  page.logFresh = false;
+  page.state = state;
+  root.dataset.phase = state.phase;
+  root.dataset.seq = String(state.seq);
+  root.dataset.seat = state.you.seat === null ? "" : String(state.you.seat);
+  if (page.closed) return;
+  const ctx = context();
+  for (const view of VIEWS) view.render(state, ctx);
+  table.renderTimer(state, ctx);
+}
+
+function addToLog(entry) {
+  if (entry.round && page.log.some((e) => e.round?.round === entry.round.round)) return;
+  page.log.push(entry);
+  if (page.log.length > LOG_KEEP) page.log.shift();
+  if (page.state && !page.closed) log.render(page.state, context());
+}
+
+function startReveal(result) {
+  page.reveal = result;
+  reveal.render(page.state, context());
+  page.revealTimer = setTimeout(endReveal, REVEAL_MS);
+}
+
+function endReveal() {
+  if (page.reveal === null) return;
+  clearTimeout(page.revealTimer);
+  const hadFocus = reveal.hasFocus();
+  page.reveal = null;
+  reveal.render(page.state, context());
+  pump();
+  if (hadFocus && page.reveal === null) reveal.focusNext();
+}
+
+// --- Sending ---------------------------------------------------------------------------------
+
+/** Send a message; false (and the player is told why) when it could not go. */
+function send(msg) {
+  const outcome = conn.send(msg);
+  if (outcome === "sent") return true;
+  toast(outcome === "too_big" ? "That is too long to send." : "Not connected right now. Reconnecting…", "error");
+  return false;
+}
+
+/** Send a game or room action; buttons stay disabled until the answering state arrives. */
+function act(msg) {
+  if (!send(msg)) return;
+  page.pending = true;
+  clearTimeout(page.pendingTimer);
+  page.pendingTimer = setTimeout(() => {
+    settle();
+    if (page.state) render(page.state);
+  }, PENDING_MS);
+  if (page.state) render(page.state);
+}
+
+function settle() {
+  page.pending = false;
+  clearTimeout(page.pendingTimer);
+}
+
+function join(name) {
+  rememberName(name);
+  page.joining = name;
+  conn.connect(); // a new connection, so the hello can be a join
+}
+
+function leave() {
+  act({ type: "leave" });
+  forgetSeatToken(roomId);
+  conn.connect();
+}
+
+// --- Start -----------------------------------------------------------------------------------
+
+for (const view of [status, lobby, picker, reveal, end, chat]) view.mount(context());
+setInterval(() => table.renderTimer(page.state, context()), 250);
+if (!seatToken(roomId) && takeJoinWish(roomId) && savedName()) page.joining = savedName();
+conn.connect();

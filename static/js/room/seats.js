@@ -1,0 +1,43 @@
+// The lobby's seat list: who sits where, who is host, and the host's "Remove" buttons.
+import { byId, fill, h } from "../dom.js";
+import { badges, isHost, player, presenceDot } from "./people.js";
+
+/** @param {{act: (msg: object) => void}} ctx */
+export function render(state, ctx) {
+  if (state.phase !== "lobby") return;
+  const host = isHost(state);
+  const max = Math.max(state.settings.max_players, ...state.players.map((p) => p.seat + 1));
+  const seats = [];
+  for (let seat = 0; seat < max; seat += 1) {
+    const p = player(state, seat);
+    seats.push(p ? seatItem(state, p, host, ctx) : emptySeat(seat));
+  }
+  fill(byId("seats"), seats);
+}
+
+function emptySeat(seat) {
+  return h("li", { class: "seat empty", dataset: { seat } }, h("span", { class: "seat-name" }, "Empty seat"));
+}
+
+function seatItem(state, p, host, ctx) {
+  const you = p.seat === state.you.seat;
+  return h(
+    "li",
+    { class: `seat${you ? " you" : ""}`, dataset: { seat: p.seat } },
+    presenceDot(p),
+    h("span", { class: "seat-name" }, p.name, you ? " (you)" : ""),
+    h("span", { class: "badges" }, badges(state, p)),
+    host && !you
+      ? h(
+          "button",
+          {
+            type: "button",
+            class: "btn subtle small kick",
+            "aria-label": `Remove ${p.name}`,
+            onclick: () => ctx.act({ type: "kick", seat: p.seat }),
+          },
+          "Remove",
+        )
+      : null,
+  );
+}
