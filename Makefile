@@ -18,8 +18,7 @@ $(VENV)/.installed: $(BIN)/python pyproject.toml
 install: $(VENV)/.installed
 
 run: install
-	$(BIN)/alembic upgrade head
-	$(BIN)/perudo serve --host $(HOST) --port $(PORT)
+	$(BIN)/perudo serve --host $(HOST) --port $(PORT)  # migrates the database as it starts
 
 lint: install
 	$(BIN)/ruff check .
@@ -27,7 +26,7 @@ lint: install
 	$(BIN)/mypy --strict app
 
 test: lint
-	$(BIN)/pytest
+	$(BIN)/pytest --cov --cov-report=term
 
 bench: install
 	$(BIN)/python bench/engine.py

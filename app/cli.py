@@ -7,9 +7,9 @@ import argparse
 import uvicorn
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
-WS_MAX_SIZE = 4096  # PROTOCOL.md: larger text frames are closed with 1009
+from app.protocol import MAX_FRAME_BYTES, CloseCode
+
 WS_MAX_QUEUE = 4
-INVALID_PAYLOAD = 1007
 
 
 class SansIOProtocol(WebSocketsSansIOProtocol):
@@ -22,7 +22,7 @@ class SansIOProtocol(WebSocketsSansIOProtocol):
                 b"".join(self.frames).decode()
             except UnicodeDecodeError:
                 self.frames = []
-                self.conn.send_close(INVALID_PAYLOAD)
+                self.conn.send_close(CloseCode.INVALID_FRAME_PAYLOAD_DATA)
                 self.handle_parser_exception()
                 return
         super().send_receive_event_to_app()
@@ -39,7 +39,7 @@ def serve(host: str, port: int) -> None:
         loop="uvloop",
         http="httptools",
         ws=SansIOProtocol,
-        ws_max_size=WS_MAX_SIZE,
+        ws_max_size=MAX_FRAME_BYTES,  # larger text frames are closed with 1009
         ws_max_queue=WS_MAX_QUEUE,
         ws_per_message_deflate=False,
     )

@@ -132,3 +132,14 @@ class RoomSnapshotRow(Base):
     room_id: Mapped[str] = mapped_column(String(64), primary_key=True)
     data: Mapped[dict[str, Any]] = mapped_column(Json)
     updated_at: Mapped[datetime] = mapped_column(UtcDateTime())
+    rev: Mapped[int] = mapped_column(Integer, server_default="0")  # its place in the journal
+
+
+class RoomJournalRow(Base):
+    """One action of a live room after its snapshot (`rev` above the snapshot's)."""
+
+    __tablename__ = "room_journal"
+
+    room_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    rev: Mapped[int] = mapped_column(Integer, primary_key=True)
+    data: Mapped[dict[str, Any]] = mapped_column(Json)

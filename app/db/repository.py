@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import secrets
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Engine, delete, select, text
+from sqlalchemy import Engine, delete, insert, select, text
 from sqlalchemy.orm import selectinload, sessionmaker
 
-from app.db.models import GameRow, PlayerRow, RoomSnapshotRow, RoundRow
+from app.db.models import GameRow, PlayerRow, RoomJournalRow, RoomSnapshotRow, RoundRow
 
 GAME_ID_BYTES = 8  # 64 random bits, 11 URL-safe characters
 
@@ -122,25 +122,67 @@ class GameRepository:
                 "rounds": [_round(r) for r in game.rounds],
             }
 
-    # ----- live-room snapshots --------------------------------------------------------------
+    # ----- the live-room journal ------------------------------------------------------------
 
-    def save_snapshot(self, room_id: str, data: dict[str, Any]) -> None:
-        """Replace the stored snapshot of `room_id` with `data`."""
+    def write_journal(
+        self,
+        snapshots: Mapping[str, tuple[int, dict[str, Any]]],
+        entries: Sequence[tuple[str, int, dict[str, Any]]],
+        dropped: Iterable[str],
+    ) -> None:
+        """One transaction: forget the `dropped` rooms; replace each room's snapshot by the
+        new one (room_id -> (rev, data)) with the entries it supersedes; add the `entries`
+        (room_id, rev, data) recorded after their room's snapshot."""
+        gone = list(dropped)
+        renewed = list(snapshots)
+        now = datetime.now(UTC)
         with self._sessions.begin() as session:
-            session.merge(RoomSnapshotRow(room_id=room_id, data=data, updated_at=datetime.now(UTC)))
+            if gone or renewed:
+                rooms = [*gone, *renewed]
+                session.execute(delete(RoomSnapshotRow).where(RoomSnapshotRow.room_id.in_(rooms)))
+                session.execute(delete(RoomJournalRow).where(RoomJournalRow.room_id.in_(gone)))
+            for room_id, (rev, _) in snapshots.items():
+                session.execute(
+                    delete(RoomJournalRow).where(
+                        RoomJournalRow.room_id == room_id, RoomJournalRow.rev <= rev
+                    )
+                )
+            if renewed:
+                session.execute(
+                    insert(RoomSnapshotRow),
+                    [
+                        {"room_id": room_id, "rev": rev, "data": data, "updated_at": now}
+                        for room_id, (rev, data) in snapshots.items()
+                    ],
+                )
+            if entries:
+                session.execute(
+                    insert(RoomJournalRow),
+                    [{"room_id": room, "rev": rev, "data": data} for room, rev, data in entries],
+                )
 
-    def load_snapshots(self) -> list[dict[str, Any]]:
-        """Every stored snapshot, oldest update first."""
-        query = select(RoomSnapshotRow.data).order_by(
-            RoomSnapshotRow.updated_at, RoomSnapshotRow.room_id
-        )
+    def load_journal(
+        self,
+    ) -> list[tuple[dict[str, Any], int, list[tuple[int, dict[str, Any]]]]]:
+        """Every live room as (its snapshot, the snapshot's rev, the (rev, entry) pairs after
+        it in order), oldest update first."""
         with self._sessions() as session:
-            return list(session.scalars(query))
-
-    def delete_snapshot(self, room_id: str) -> None:
-        """Forget the snapshot of `room_id` (a no-op when there is none)."""
-        with self._sessions.begin() as session:
-            session.execute(delete(RoomSnapshotRow).where(RoomSnapshotRow.room_id == room_id))
+            rows = session.execute(
+                select(RoomSnapshotRow.room_id, RoomSnapshotRow.data, RoomSnapshotRow.rev).order_by(
+                    RoomSnapshotRow.updated_at, RoomSnapshotRow.room_id
+                )
+            ).all()
+            later: dict[str, list[tuple[int, dict[str, Any]]]] = {}
+            journal = session.execute(
+                select(RoomJournalRow.room_id, RoomJournalRow.rev, RoomJournalRow.data).order_by(
+                    RoomJournalRow.room_id, RoomJournalRow.rev
+                )
+            )
+            snapshot_rev = {row.room_id: row.rev for row in rows}
+            for room_id, rev, data in journal:
+                if rev > snapshot_rev.get(room_id, rev):
+                    later.setdefault(room_id, []).append((rev, data))
+        return [(row.data, row.rev, later.get(row.room_id, [])) for row in rows]
 
 
 def _summary(game: GameRow) -> dict[str, Any]:

@@ -7,7 +7,7 @@ from the engine's `table_view` and is encoded once per broadcast; only `you` (th
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
@@ -103,6 +103,9 @@ class Shown(Protocol):
 
     @property
     def game_id(self) -> str | None: ...
+
+    @property
+    def started_at(self) -> str: ...
 
 
 def room_info(room: Shown) -> RoomInfo:
@@ -204,24 +207,22 @@ def autoplayed_frame(seat: int, reason: AutoplayReason, action: Action) -> str:
     return encode({"type": "autoplayed", "seat": seat, "reason": reason, "action": shown})
 
 
-def game_record(
-    *, room_id: str, started_at: str, settings: RoomSettings, seats: Iterable[Seat], game: Game
-) -> dict[str, Any]:
-    """A finished game in the `GET /api/games/{id}` shape, without `game_id`."""
-    assert game.winner is not None
+def game_record(room: Shown) -> dict[str, Any]:
+    """The room's finished game in the `GET /api/games/{id}` shape, without `game_id`."""
+    game = room.game
+    assert game is not None and game.winner is not None
     places = game.places()
-    seat_list = list(seats)
-    winner = next(seat for seat in seat_list if seat.number == game.winner)
+    seats = [seat for seat in room.seats if seat.number in places]
+    winner = next(seat for seat in seats if seat.number == game.winner)
     return {
-        "room_id": room_id,
-        "started_at": started_at,
+        "room_id": room.room_id,
+        "started_at": room.started_at,
         "finished_at": utc_now(),
-        "settings": settings.model_dump(),
+        "settings": room.settings.model_dump(),
         "winner": {"seat": winner.number, "name": winner.name},
         "players": [
             {"seat": s.number, "name": s.name, "bot": s.bot, "place": places[s.number]}
-            for s in seat_list
-            if s.number in places
+            for s in seats
         ],
         "rounds": [record.to_dict() for record in game.rounds],
     }

@@ -1,7 +1,7 @@
-"""What outlives the process: finished games, and snapshots of the rooms with a game in play.
+"""What outlives the process: finished games, and rooms as JSON snapshots (see `journal`).
 
-Snapshots are JSON: connections are not kept, so after a restore every person's seat is
-offline until its token resumes. Bad snapshot data raises KeyError, TypeError or ValueError.
+Connections are not kept, so after a restore every person's seat is offline until its token
+resumes. Bad snapshot data raises KeyError, TypeError or ValueError.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, get_args
 
@@ -25,20 +25,10 @@ from app.rooms.seats import Seat
 logger = logging.getLogger(__name__)
 
 SNAPSHOT_VERSION = 1
-# A crash may lose the changes made after the last snapshot (about a second of play). Clients
+# A crash may lose the changes made after the last write (at most a fraction of a second). Clients
 # drop any `state` older than one they hold, so a restored room resumes counting well above
 # any `seq` it may have sent before the crash.
 SEQ_GAP_AFTER_RESTORE = 10_000
-
-
-class SnapshotStore(Protocol):
-    """Where snapshots go (`app.db.repository.GameRepository`); called in a thread."""
-
-    def save_snapshot(self, room_id: str, data: dict[str, Any]) -> None: ...
-
-    def load_snapshots(self) -> list[dict[str, Any]]: ...
-
-    def delete_snapshot(self, room_id: str) -> None: ...
 
 
 @dataclass(slots=True)
@@ -61,9 +51,6 @@ class Snapshotted(Shown, Protocol):
 
     @property
     def game_no(self) -> int: ...
-
-    @property
-    def started_at(self) -> str: ...
 
 
 def saved_room(room: Snapshotted) -> SavedRoom:
@@ -162,86 +149,6 @@ def _str(value: Any) -> str:
     if not isinstance(value, str):
         raise TypeError(f"expected a string, got {value!r}")
     return value
-
-
-class SnapshotWriter:
-    """Writes the snapshot of each room with a game in play that changed since its last write,
-    and deletes those of rooms whose game ended or that were dropped.
-
-    One flush at a time, so at most one write per room is in flight and the newest state
-    wins; rooms changing many times between flushes are written once. A failed write is
-    logged and retried at the next flush.
-    """
-
-    def __init__(self, store: SnapshotStore) -> None:
-        self._store = store
-        self._written: dict[str, int] = {}  # room_id -> the seq its stored snapshot holds
-        self._flushing = asyncio.Lock()
-        self._writing: asyncio.Future[list[str]] | None = None
-
-    async def flush(self, rooms: Iterable[Snapshotted]) -> None:
-        async with self._flushing:
-            if self._writing is not None:
-                await asyncio.wait([self._writing])  # a cancelled flush's write ends first
-            live = {room.room_id: room for room in rooms}
-            writes: dict[str, tuple[int, dict[str, Any] | None]] = {}
-            for room_id, seq in self._written.items():
-                room = live.get(room_id)
-                if room is None or room.phase != "playing":
-                    writes[room_id] = (seq, None)
-            for room in live.values():
-                if room.phase == "playing" and self._written.get(room.room_id) != room.seq:
-                    try:
-                        writes[room.room_id] = (room.seq, encode_room(saved_room(room)))
-                    except Exception:
-                        logger.exception("could not snapshot room %s", room.room_id)
-            if not writes:
-                return
-            self._writing = asyncio.ensure_future(asyncio.to_thread(self._write, writes))
-            done = await asyncio.shield(self._writing)
-            for room_id in done:
-                seq, data = writes[room_id]
-                if data is None:
-                    del self._written[room_id]
-                else:
-                    self._written[room_id] = seq
-
-    def _write(self, writes: dict[str, tuple[int, dict[str, Any] | None]]) -> list[str]:
-        """Save or delete each snapshot (in a worker thread); the room ids that succeeded."""
-        done = []
-        for room_id, (_, data) in writes.items():
-            try:
-                if data is None:
-                    self._store.delete_snapshot(room_id)
-                else:
-                    self._store.save_snapshot(room_id, data)
-            except Exception:
-                logger.exception("could not write the snapshot of room %s", room_id)
-            else:
-                done.append(room_id)
-        return done
-
-    async def load(self, rng: Callable[[], random.Random], now: float) -> list[SavedRoom]:
-        """The rooms of the stored snapshots (at start-up); a snapshot that cannot be read is
-        logged and deleted, and start-up goes on whatever the store holds."""
-        try:
-            snapshots = await asyncio.to_thread(self._store.load_snapshots)
-        except Exception:  # e.g. a row that is not JSON: serve without the live rooms
-            logger.exception("could not load the snapshots of live rooms")
-            return []
-        rooms = []
-        for data in snapshots:
-            room_id = data.get("room_id") if isinstance(data, dict) else None
-            try:
-                saved = decode_room(data, rng(), now)
-            except Exception:
-                logger.exception("dropping the unreadable snapshot of room %r", room_id)
-                if isinstance(room_id, str):
-                    await asyncio.to_thread(self._store.delete_snapshot, room_id)
-                continue
-            self._written[saved.room_id] = saved.seq
-            rooms.append(saved)
-        return rooms
 
 
 class GameSaver:

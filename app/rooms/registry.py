@@ -1,4 +1,4 @@
-"""All live rooms of this process: create, find, drop the idle ones, snapshot the games."""
+"""All live rooms of this process: create, find, drop the idle ones, restore after a restart."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import secrets
 
 from app.protocol import RoomSettings
 from app.rooms.clock import Scheduler
-from app.rooms.persistence import SnapshotStore, SnapshotWriter
+from app.rooms.journal import Journal
 from app.rooms.ports import GameStore, RoomConfig
 from app.rooms.room import Room
 
@@ -22,8 +22,8 @@ def new_room_id() -> str:
 class Registry:
     """The rooms in memory; a finished or abandoned room is removed by `sweep`.
 
-    With a snapshot store, every room with a game in play is written there by `flush` (called
-    about once a second and at shutdown) and brought back by `restore` after a restart.
+    With a journal, every room records its lasting changes there as they happen, and
+    `restore` brings them all back after a restart.
     """
 
     def __init__(
@@ -34,7 +34,7 @@ class Registry:
         store: GameStore | None,
         lobby_ttl: float,
         finished_ttl: float,
-        snapshots: SnapshotStore | None = None,
+        journal: Journal | None = None,
     ) -> None:
         self.scheduler = scheduler
         self._config = config
@@ -42,15 +42,21 @@ class Registry:
         self._lobby_ttl = lobby_ttl
         self._finished_ttl = finished_ttl
         self._rooms: dict[str, Room] = {}
-        self._snapshots = SnapshotWriter(snapshots) if snapshots is not None else None
+        self.journal = journal
 
     def create(self, settings: RoomSettings) -> Room:
         room_id = new_room_id()
         while room_id in self._rooms:
             room_id = new_room_id()
         room = Room(
-            room_id, settings, scheduler=self.scheduler, config=self._config, store=self._store
+            room_id,
+            settings,
+            scheduler=self.scheduler,
+            config=self._config,
+            store=self._store,
+            journal=self.journal,
         )
+        room.record()  # a shared link works from now on, whatever happens to this process
         self._rooms[room_id] = room
         return room
 
@@ -76,32 +82,36 @@ class Registry:
         for room in expired:
             del self._rooms[room.room_id]
             await room.close()
+            if self.journal is not None:
+                self.journal.drop(room.room_id)
         return [room.room_id for room in expired]
 
     async def close(self) -> None:
         """Shut down: close every connection, wait for games still being saved, then write
-        the final snapshot of every game in play."""
+        everything the journal holds (a clean stop loses nothing)."""
         rooms = list(self._rooms.values())
         for room in rooms:
             await room.close()
         await self.flush()
         self._rooms.clear()
 
-    # ----- snapshots -------------------------------------------------------------------------
-
     async def flush(self) -> None:
-        """Write the snapshots of the games in play that changed since the last flush."""
-        if self._snapshots is not None:
-            await self._snapshots.flush(self._rooms.values())
+        """Write what the journal holds now (tests; the journal's writer does it by itself)."""
+        if self.journal is not None:
+            await self.journal.flush()
 
     async def restore(self) -> int:
-        """Bring back the rooms of the stored snapshots (at start-up, before serving).
-        Returns how many came back."""
-        if self._snapshots is None:
+        """Bring back the rooms of the journal (at start-up, before serving); how many."""
+        if self.journal is None:
             return 0
-        saved = await self._snapshots.load(secrets.SystemRandom, self.scheduler.now())
-        for room in saved:
-            self._rooms[room.room_id] = Room.restore(
-                room, scheduler=self.scheduler, config=self._config, store=self._store
+        stored = await self.journal.load(secrets.SystemRandom, self.scheduler.now())
+        for saved, rev in stored:
+            self._rooms[saved.room_id] = Room.restore(
+                saved,
+                scheduler=self.scheduler,
+                config=self._config,
+                store=self._store,
+                journal=self.journal,
+                rev=rev,
             )
-        return len(saved)
+        return len(stored)

@@ -1,9 +1,6 @@
-"""One room: the lock, the dispatch of client messages, and the game's lifecycle.
-
-Every message and every timer runs under the room's `asyncio.Lock`, in arrival order, and a
-rejected message raises `ProtocolError` before anything changes. Seats live in `seats`, the
-timers in `turns`, the server's own moves in `autoplay`, and what is sent in `frames`.
-"""
+"""One room: the lock, the dispatch of client messages, and the game's lifecycle. Every
+message and timer runs under the lock, in arrival order; a rejected message raises
+`ProtocolError` before anything changes. See `seats`, `autoplay`, `frames` and `journal`."""
 
 from __future__ import annotations
 
@@ -18,6 +15,7 @@ from app.engine.game import Action
 from app.protocol import CloseCode, ProtocolError, RoomSettings
 from app.rooms import autoplay, frames
 from app.rooms.clock import Scheduler
+from app.rooms.journal import Entry, Journal, bid_entry
 from app.rooms.persistence import GameSaver, SavedRoom
 from app.rooms.ports import Connection, GameStore, RoomConfig
 from app.rooms.seats import Seat, Seats
@@ -34,6 +32,7 @@ class Room:
         scheduler: Scheduler,
         config: RoomConfig | None = None,
         store: GameStore | None = None,
+        journal: Journal | None = None,
         rng: random.Random | None = None,
     ) -> None:
         self.room_id = room_id
@@ -50,6 +49,8 @@ class Room:
         self._saver = GameSaver(store, room_id)
         self._rng = rng or secrets.SystemRandom()
         self.closed = False
+        self._journal, self._rev = journal, 0  # the number of its last recorded change
+        self._entry: Entry | None = None  # the bid this change records, if only a bid
         self._autoplay = autoplay.Autoplayer(self, scheduler, config or RoomConfig(), self._rng)
 
     @classmethod
@@ -60,16 +61,18 @@ class Room:
         scheduler: Scheduler,
         config: RoomConfig | None = None,
         store: GameStore | None = None,
-        rng: random.Random | None = None,
+        journal: Journal | None = None,
+        rev: int = 0,
     ) -> Room:
-        """The room `saved` describes, nobody connected, its timers armed from now."""
-        room = cls(
-            saved.room_id, saved.settings, scheduler=scheduler, config=config, store=store, rng=rng
-        )
+        """The room `saved` describes as of its change `rev`, nobody connected, its timers
+        armed from now; it records itself afresh, so a later restore counts `seq` on."""
+        room = cls(saved.room_id, saved.settings, scheduler=scheduler, config=config, store=store)
+        room._journal, room._rev = journal, rev
         room._seats = Seats(saved.seats, saved.host)
         room._game, room._game_id, room._game_no = saved.game, saved.game_id, saved.game_no
         room._started_at, room.seq = saved.started_at, saved.seq
         room._autoplay.rearm()
+        room.record()
         return room
 
     @property
@@ -120,24 +123,17 @@ class Room:
                 return conn.close(CloseCode.UNKNOWN_ROOM)
             if not isinstance(message, wire.Resume) and self._audience.full:
                 return conn.close(CloseCode.TRY_AGAIN_LATER)  # a seat's owner always gets in
-            seat: Seat | None = None
-            match message:
-                case wire.Join(name=name):
-                    if self._game is not None:
-                        raise ProtocolError("game_in_progress", "The game has started; watch.")
-                    seat = self._seats.seat_person(name, self._settings.max_players)
-                case wire.Resume(token=token):
-                    seat = self._seats.resume(token)
-                    if seat.conn is not None:
-                        self._audience.remove(seat.conn)
-                        seat.conn.close(CloseCode.SUPERSEDED)
+            seat = self._seats.for_hello(message, self._game is not None, self._settings)
             if seat is not None:
+                if seat.conn is not None:  # resumed: the older socket goes
+                    self._audience.remove(seat.conn)
+                    seat.conn.close(CloseCode.SUPERSEDED)
                 seat.conn = conn
             self._audience.sit(conn, seat.number if seat else None)
             conn.send(frames.welcome_frame(self.room_id, seat))
             if self._game is not None:
                 conn.send(frames.history_frame(self._game))
-            self._changed()
+            self._changed(lasting=seat is not None)
 
     async def receive(self, conn: Connection, message: wire.RoomMessage) -> None:
         """Apply one message from a connection that said hello; ProtocolError if refused."""
@@ -194,7 +190,7 @@ class Room:
             if seat is not None and seat.conn is conn:
                 seat.conn = None
                 seat.disconnected_at = self._scheduler.now()
-            self._changed()
+            self._changed(lasting=False)
 
     async def close(self, code: CloseCode = CloseCode.GOING_AWAY) -> None:
         """Stop the timers and close every connection (the room is being dropped)."""
@@ -207,8 +203,6 @@ class Room:
     async def settle(self) -> None:
         """Wait for background work (saving a finished game) to finish."""
         await self._saver.settle()
-
-    # ----- host commands and play ----------------------------------------------------------
 
     def _as_host(self, number: int | None, phase: wire.Phase) -> None:
         """Host commands: only the host sends them, and only in `phase`."""
@@ -237,6 +231,8 @@ class Room:
             events = self._game.apply(number, action)
         except RuleError as exc:
             raise ProtocolError(exc.code, exc.message) from None
+        if isinstance(action, Bid):
+            self._entry = bid_entry(number, action)
         self._after(events)
 
     # ----- the game's lifecycle ------------------------------------------------------------
@@ -259,15 +255,8 @@ class Room:
         for event in events:
             if isinstance(event, RoundEnded):
                 self._audience.broadcast(frames.round_result_frame(event.result))
-            elif isinstance(event, GameEnded) and self._game is not None:
-                record = frames.game_record(
-                    room_id=self.room_id,
-                    started_at=self._started_at,
-                    settings=self._settings,
-                    seats=self._seats,
-                    game=self._game,
-                )
-                self._saver.save(record, partial(self._saved, self._game_no))
+            elif isinstance(event, GameEnded):
+                self._saver.save(frames.game_record(self), partial(self._saved, self._game_no))
 
     async def _saved(self, game_no: int, game_id: str) -> None:
         """Show the saved game's id, unless a rematch came first."""
@@ -282,14 +271,26 @@ class Room:
         """A move the server made for `seat` (under the lock): a person's is announced."""
         if reason is not None:
             self._audience.broadcast(frames.autoplayed_frame(seat.number, reason, action))
+        elif isinstance(action, Bid):
+            self._entry = bid_entry(seat.number, action)
         self._after(events)
         self._changed()
 
-    def _changed(self) -> None:
-        """After every change: re-arm the timers, then send everyone a fresh `state`."""
+    def record(self) -> None:
+        """Record this room's last change in the journal: the bid it was, or a snapshot."""
+        if self._journal is not None:
+            self._rev += 1
+            self._journal.record(self, self._rev, self._entry)
+        self._entry = None
+
+    def _changed(self, lasting: bool = True) -> None:
+        """After every change: record it if `lasting` (not presence alone), re-arm the
+        timers, then send everyone a fresh `state`."""
+        self.seq += 1
+        if lasting:
+            self.record()
         self.last_change = self._scheduler.now()
         self._autoplay.rearm()
-        self.seq += 1
         states = frames.state_frames(
             self,
             turn_deadline=self._autoplay.deadline,

@@ -9,7 +9,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from app.engine.bot import BotLevel
-from app.protocol import ProtocolError
+from app.protocol import Hello, Join, ProtocolError, Resume, RoomSettings, Watch
 from app.rooms.ports import Connection
 
 TOKEN_BYTES = 24  # 192 random bits
@@ -80,6 +80,18 @@ class Seats:
             if seat.token is not None and hmac.compare_digest(seat.token.encode(), wanted):
                 found = seat
         return found
+
+    def for_hello(self, hello: Hello, in_game: bool, settings: RoomSettings) -> Seat | None:
+        """The seat a hello takes: a new one (join, lobby only), its own (resume), or none."""
+        match hello:
+            case Join(name=name):
+                if in_game:
+                    raise ProtocolError("game_in_progress", "The game has started; watch.")
+                return self.seat_person(name, settings.max_players)
+            case Resume(token=token):
+                return self.resume(token)
+            case Watch():
+                return None
 
     def resume(self, token: str) -> Seat:
         """The seat `token` holds, played by its person again."""

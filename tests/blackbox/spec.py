@@ -16,6 +16,7 @@ SETTINGS_DEFAULTS: dict[str, Any] = {
     "palifico": True,
     "calza_rule": "pressman",
     "turn_seconds": None,
+    "odds": False,
 }
 CLOSED_LEGAL: Message = {"min_quantity": [None] * 6, "dudo": False, "calza": False}
 ANY_CODE = (

@@ -189,12 +189,19 @@ def choose_safe(client: Client, rng: random.Random) -> Message:
     return {"type": "bid", "quantity": quantity, "face": face}
 
 
-def test_rematch_starts_a_new_game_with_the_same_seats(server: Server) -> None:
+def test_rematch_goes_back_to_the_lobby_with_the_same_seats(server: Server) -> None:
     table = Table.playing(server, 3)
     table.watch()
     table.play_out(random.Random(8))
     first = table.any.state_where(lambda s: s["game_id"] is not None)
     table.host.send(type="rematch")
+    for client in table.clients:
+        lobby = client.state_where(lambda s: s["phase"] == "lobby")
+        assert lobby["game_id"] is None and lobby["round"] is None
+        assert [(p["seat"], p["name"]) for p in lobby["players"]] == [
+            (p["seat"], p["name"]) for p in first["players"]
+        ]
+    table.host.send(type="start")
     for client in table.clients:
         state = client.state_where(lambda s: s["phase"] == "playing")
         assert state["round"]["number"] == 1 and state["round"]["roll_off"]

@@ -159,20 +159,30 @@ def test_saves_from_several_threads_all_land(repo: GameRepository, make_record: 
         assert repo.get_game(game_id) == {"game_id": game_id, **record}
 
 
-def test_room_snapshots_are_replaced_loaded_and_deleted(repo: GameRepository) -> None:
-    assert repo.load_snapshots() == []
-    repo.save_snapshot("room-a", {"room_id": "room-a", "phase": "lobby", "seats": [0]})
-    repo.save_snapshot("room-b", {"room_id": "room-b", "phase": "playing", "nested": {"x": [1]}})
-    repo.save_snapshot("room-a", {"room_id": "room-a", "phase": "playing", "seats": [0, 1]})
-
-    loaded = sorted(repo.load_snapshots(), key=lambda snapshot: snapshot["room_id"])
-    assert loaded == [
-        {"room_id": "room-a", "phase": "playing", "seats": [0, 1]},
-        {"room_id": "room-b", "phase": "playing", "nested": {"x": [1]}},
+def test_the_journal_keeps_each_rooms_snapshot_and_the_entries_after_it(
+    repo: GameRepository,
+) -> None:
+    assert repo.load_journal() == []
+    repo.write_journal({"room-a": (1, {"room_id": "room-a", "seats": [0]})}, [], [])
+    repo.write_journal(
+        {"room-b": (4, {"room_id": "room-b", "nested": {"x": [1]}})},
+        [("room-a", 2, {"bid": [0, 3, 4]}), ("room-a", 3, {"bid": [1, 4, 4]})],
+        [],
+    )
+    assert sorted(repo.load_journal(), key=lambda room: room[0]["room_id"]) == [
+        (
+            {"room_id": "room-a", "seats": [0]},
+            1,
+            [(2, {"bid": [0, 3, 4]}), (3, {"bid": [1, 4, 4]})],
+        ),
+        ({"room_id": "room-b", "nested": {"x": [1]}}, 4, []),
     ]
-
-    repo.delete_snapshot("room-a")
-    repo.delete_snapshot("room-never-saved")
-    assert repo.load_snapshots() == [
-        {"room_id": "room-b", "phase": "playing", "nested": {"x": [1]}}
+    # a new snapshot supersedes the entries before it; a dropped room is forgotten
+    repo.write_journal(
+        {"room-a": (3, {"room_id": "room-a", "seats": [0, 1]})},
+        [("room-a", 4, {"bid": [0, 5, 4]})],
+        ["room-b", "room-never-saved"],
+    )
+    assert repo.load_journal() == [
+        ({"room_id": "room-a", "seats": [0, 1]}, 3, [(4, {"bid": [0, 5, 4]})])
     ]

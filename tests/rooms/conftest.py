@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import orjson
@@ -37,13 +37,14 @@ class FakeConnection:
 
 
 class MemoryStore:
-    """`GameStore` and `SnapshotStore` in memory, keeping snapshots as JSON; can be told to
+    """`GameStore` and `JournalStore` in memory, keeping records as JSON; can be told to
     fail."""
 
     def __init__(self) -> None:
         self.records: list[Mapping[str, Any]] = []
-        self.snapshots: dict[str, bytes] = {}
-        self.snapshot_writes = 0
+        self.snapshots: dict[str, tuple[int, bytes]] = {}
+        self.entries: dict[str, list[tuple[int, bytes]]] = {}
+        self.writes = 0
         self.fail = False
 
     def save_game(self, record: Mapping[str, Any]) -> str:
@@ -52,19 +53,38 @@ class MemoryStore:
         self.records.append(record)
         return f"game{len(self.records)}"
 
-    def save_snapshot(self, room_id: str, data: dict[str, Any]) -> None:
+    def write_journal(
+        self,
+        snapshots: Mapping[str, tuple[int, dict[str, Any]]],
+        entries: Sequence[tuple[str, int, dict[str, Any]]],
+        dropped: Iterable[str],
+    ) -> None:
         if self.fail:
             raise RuntimeError("database is down")
-        self.snapshots[room_id] = orjson.dumps(data)
-        self.snapshot_writes += 1
+        for room_id in dropped:
+            self.snapshots.pop(room_id, None)
+            self.entries.pop(room_id, None)
+        for room_id, (rev, data) in snapshots.items():
+            self.snapshots[room_id] = (rev, orjson.dumps(data))
+            self.entries[room_id] = [e for e in self.entries.get(room_id, []) if e[0] > rev]
+        for room_id, rev, data in entries:
+            self.entries.setdefault(room_id, []).append((rev, orjson.dumps(data)))
+        self.writes += 1
 
-    def load_snapshots(self) -> list[dict[str, Any]]:
-        return [orjson.loads(text) for text in self.snapshots.values()]
+    def load_journal(self) -> list[tuple[dict[str, Any], int, list[tuple[int, dict[str, Any]]]]]:
+        return [
+            (
+                orjson.loads(data),
+                rev,
+                [(n, orjson.loads(e)) for n, e in self.entries.get(room_id, []) if n > rev],
+            )
+            for room_id, (rev, data) in self.snapshots.items()
+        ]
 
-    def delete_snapshot(self, room_id: str) -> None:
-        if self.fail:
-            raise RuntimeError("database is down")
-        self.snapshots.pop(room_id, None)
+    def snapshot(self, room_id: str) -> dict[str, Any]:
+        """The stored snapshot of `room_id`."""
+        data: dict[str, Any] = orjson.loads(self.snapshots[room_id][1])
+        return data
 
 
 async def seated(room: Room, count: int) -> list[FakeConnection]:

@@ -1,4 +1,4 @@
-"""Snapshots of live rooms: a restarted registry gives every seat its game back."""
+"""The journal of live rooms: a restarted registry gives every seat its game back."""
 
 from __future__ import annotations
 
@@ -6,13 +6,14 @@ import asyncio
 import logging
 import random
 import threading
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-import orjson
 import pytest
 
 from app.protocol import ProtocolError, RoomSettings
 from app.rooms import ManualScheduler, Registry, Room, RoomConfig
+from app.rooms.journal import Journal
 from app.rooms.persistence import encode_room, saved_room
 from tests.rooms.conftest import BOT_DELAY, GRACE, FakeConnection, MemoryStore, say, seated
 from tests.ws.helpers import legal_move
@@ -29,7 +30,7 @@ def new_registry(clock: ManualScheduler, store: MemoryStore) -> Registry:
         store=store,
         lobby_ttl=600,
         finished_ttl=300,
-        snapshots=store,
+        journal=Journal(store),
     )
 
 
@@ -127,24 +128,35 @@ async def test_a_restart_gives_every_seat_its_game_back(
     results = [{k: v for k, v in r.items() if k != "type"} for r in results_before + results_after]
     assert [r["result"] for r in record["rounds"]] == results  # one game, across the restart
     await registry2.flush()
-    assert store.snapshots == {}  # the finished game is saved as a game, not a snapshot
+    assert store.snapshot(room.room_id)["game_id"] == "game1"  # kept until the room expires
 
 
-async def test_only_changed_games_in_play_are_written(
-    registry: Registry, store: MemoryStore
+async def test_bids_are_journal_entries_and_round_ends_snapshots(
+    registry: Registry, clock: ManualScheduler, store: MemoryStore
 ) -> None:
     lobby = registry.create(RoomSettings())
     await say(lobby, FakeConnection(), type="join", name="Ana")
-    room, conns = await table(registry, 2)
+    room, conns = await table(registry, 3)
     await registry.flush()
-    assert list(store.snapshots) == [room.room_id] and store.snapshot_writes == 1
+    assert set(store.snapshots) == {lobby.room_id, room.room_id}  # lobbies survive too
+    assert store.writes == 1
     await registry.flush()
-    assert store.snapshot_writes == 1  # nothing changed
-    await play(room, conns, 4, random.Random(1))
-    await say(room, conns[1], type="chat", text="hola")  # no state change
+    assert store.writes == 1  # nothing changed
+    for _ in range(2):
+        actor = conns[conns[0].state["round"]["turn"]]
+        low = actor.state["you"]["legal"]["min_quantity"]
+        face = next(f for f, q in enumerate(low, 1) if q is not None)
+        await say(room, actor, type="bid", quantity=low[face - 1], face=face)
+    await say(room, conns[1], type="chat", text="hola")  # no lasting change
     await registry.flush()
-    assert store.snapshot_writes == 2  # four moves, one write of the newest state
-    assert store.load_snapshots() == [encode_room(saved_room(room))]
+    assert store.writes == 2  # one batch
+    snapshot_rev = store.snapshots[room.room_id][0]
+    assert [rev for rev, _ in store.entries[room.room_id]] == [snapshot_rev + 1, snapshot_rev + 2]
+    assert store.snapshot(room.room_id) != encode_room(saved_room(room))  # bids not in it
+    await say(room, conns[conns[0].state["round"]["turn"]], type="dudo")
+    await registry.flush()
+    assert store.entries[room.room_id] == []  # the new round's snapshot supersedes them
+    assert store.snapshot(room.room_id) == encode_room(saved_room(room))
 
 
 async def test_a_dropped_room_loses_its_snapshot(
@@ -251,25 +263,34 @@ async def test_unreadable_snapshots_are_logged_and_deleted(
     good = encode_room(saved_room(room))
     bad_die = encode_room(saved_room(room)) | {"room_id": "baddie0000"}
     bad_die["game"]["round"]["dice"][0]["dice"][0] = 9
-    for data in (good | {"room_id": "oldformat0", "version": 0}, bad_die):
-        store.save_snapshot(data["room_id"], data)
+    bad_bid = good | {"room_id": "badbid0000"}
+    store.write_journal(
+        {
+            data["room_id"]: (1, data)
+            for data in (good | {"room_id": "oldformat0", "version": 0}, bad_die, bad_bid)
+        },
+        [("badbid0000", 2, {"bid": [0, 0, 7]})],
+        [],
+    )
     caplog.set_level(logging.ERROR)
     registry2, _ = await restarted(clock, store)
     assert len(registry2) == 1 and registry2.get(room.room_id) is not None
+    await registry2.flush()
     assert list(store.snapshots) == [room.room_id]
     assert sorted(r.getMessage() for r in caplog.records) == [
-        "dropping the unreadable snapshot of room 'baddie0000'",
-        "dropping the unreadable snapshot of room 'oldformat0'",
+        "dropping the unreadable records of room 'badbid0000'",
+        "dropping the unreadable records of room 'baddie0000'",
+        "dropping the unreadable records of room 'oldformat0'",
     ]
 
 
 async def test_a_store_that_cannot_load_leaves_an_empty_registry(
     clock: ManualScheduler, store: MemoryStore, caplog: Any
 ) -> None:
-    store.snapshots["garbled000"] = b"{not json"
+    store.snapshots["garbled000"] = (1, b"{not json")
     registry, _ = await restarted(clock, store)
     assert len(registry) == 0
-    assert "could not load the snapshots of live rooms" in caplog.text
+    assert "could not load the journal of live rooms" in caplog.text
     room, _ = await table(registry, 2)  # and it serves on
     await registry.flush()
     assert room.room_id in store.snapshots
@@ -282,15 +303,16 @@ async def test_a_failed_write_is_logged_and_retried(
     store.fail = True
     await registry.flush()
     assert store.snapshots == {}
-    assert "could not write the snapshot" in caplog.text
+    assert "could not write the journal" in caplog.text
     store.fail = False
     await registry.flush()
     assert list(store.snapshots) == [room.room_id]
+    assert store.snapshot(room.room_id) == encode_room(saved_room(room))
 
 
 class GatedStore(MemoryStore):
-    """The first snapshot write waits for the test to open the gate; every write logs its
-    seq."""
+    """The first journal write waits for the test to open the gate; every write logs the
+    seq of the snapshots it holds."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -298,15 +320,20 @@ class GatedStore(MemoryStore):
         self.calls = 0
         self.seqs: list[int] = []
 
-    def save_snapshot(self, room_id: str, data: dict[str, Any]) -> None:
+    def write_journal(
+        self,
+        snapshots: Mapping[str, tuple[int, dict[str, Any]]],
+        entries: Sequence[tuple[str, int, dict[str, Any]]],
+        dropped: Iterable[str],
+    ) -> None:
         self.calls += 1
         if self.calls == 1:
             assert self.gate.wait(5)
-        super().save_snapshot(room_id, data)
-        self.seqs.append(data["seq"])
+        super().write_journal(snapshots, entries, dropped)
+        self.seqs.extend(data["seq"] for _, data in snapshots.values())
 
 
-async def test_a_cancelled_flush_cannot_overwrite_a_newer_snapshot(clock: ManualScheduler) -> None:
+async def test_a_cancelled_flush_lands_before_the_next_write(clock: ManualScheduler) -> None:
     store = GatedStore()
     registry = new_registry(clock, store)
     room, conns = await table(registry, 2)
@@ -318,6 +345,8 @@ async def test_a_cancelled_flush_cannot_overwrite_a_newer_snapshot(clock: Manual
     await asyncio.sleep(0.05)
     assert not second.done()  # waits for the first write, not racing it
     store.gate.set()
+    with pytest.raises(asyncio.CancelledError):
+        await first
     await second
-    assert store.seqs == [room.seq - 1, room.seq]
-    assert orjson.loads(store.snapshots[room.room_id])["seq"] == room.seq
+    assert store.seqs == sorted(store.seqs)  # the newer write came second
+    assert [rev for rev, _ in store.entries[room.room_id]] == [store.snapshots[room.room_id][0] + 1]

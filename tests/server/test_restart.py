@@ -6,6 +6,7 @@ import json
 import random
 import sqlite3
 import time
+from collections.abc import Callable
 from contextlib import ExitStack, closing
 from pathlib import Path
 from typing import Any
@@ -70,18 +71,41 @@ def play(players: list[Player], moves: int, rng: random.Random) -> None:
             player.next_state()
 
 
-def stored_seq(home: Path, room_id: str) -> int | None:
-    """The seq of the room's snapshot in the server's SQLite file, None without one."""
+def stored(home: Path, room_id: str) -> tuple[dict[str, Any], int] | None:
+    """The room's snapshot in the server's SQLite file and the bids journaled after it."""
     with closing(sqlite3.connect(home / "data" / "perudo.db")) as db:
-        row = db.execute("SELECT data FROM room_snapshots WHERE room_id = ?", (room_id,)).fetchone()
-    return None if row is None else int(json.loads(row[0])["seq"])
+        row = db.execute(
+            "SELECT data, rev FROM room_snapshots WHERE room_id = ?", (room_id,)
+        ).fetchone()
+        if row is None:
+            return None
+        (later,) = db.execute(
+            "SELECT COUNT(*) FROM room_journal WHERE room_id = ? AND rev > ?", (room_id, row[1])
+        ).fetchone()
+    return json.loads(row[0]), int(later)
 
 
-def wait_for_seq(home: Path, room_id: str, seq: int | None) -> None:
+def wait_until_stored(
+    home: Path, room_id: str, check: Callable[[dict[str, Any], int], bool]
+) -> None:
     deadline = time.monotonic() + FLUSH_TIMEOUT
-    while stored_seq(home, room_id) != seq:
-        assert time.monotonic() < deadline, f"snapshot seq {stored_seq(home, room_id)} != {seq}"
+    while True:
+        found = stored(home, room_id)
+        if found is not None and check(*found):
+            return
+        assert time.monotonic() < deadline, f"the journal holds {found}"
         time.sleep(0.05)
+
+
+def holds_round(state: dict[str, Any]) -> Callable[[dict[str, Any], int], bool]:
+    """The journal holds `state`'s round with all its bids."""
+    number, bids = state["round"]["number"], len(state["round"]["bids"])
+
+    def check(snapshot: dict[str, Any], later: int) -> bool:
+        round_ = snapshot["game"]["round"]
+        return round_["number"] == number and len(round_["bids"]) + later == bids
+
+    return check
 
 
 def the_game(state: dict[str, Any]) -> dict[str, Any]:
@@ -112,7 +136,7 @@ def test_a_game_survives_a_server_restart(tmp_path: Path) -> None:
                 player.next_state()
             play(players, 6, rng)
             assert players[0].state["phase"] == "playing"
-            wait_for_seq(tmp_path, room_id, players[0].state["seq"])  # written while running
+            wait_until_stored(tmp_path, room_id, holds_round(players[0].state))  # while running
             before = [player.state for player in players]
             results = list(players[0].results)
         for player in players:  # stopping the server closed the sockets
@@ -141,6 +165,6 @@ def test_a_game_survives_a_server_restart(tmp_path: Path) -> None:
         assert game_id in [g["game_id"] for g in listed]
         game = httpx.get(f"{base}/api/games/{game_id}", timeout=5).json()
         assert [r["result"] for r in game["rounds"]] == results + players[0].results
-        wait_for_seq(tmp_path, room_id, None)  # the finished game's snapshot is gone
+        wait_until_stored(tmp_path, room_id, lambda data, _: data["game_id"] == game_id)
     log = (tmp_path / "server.log").read_text()
     assert "Traceback" not in log and "ERROR" not in log, log

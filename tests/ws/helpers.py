@@ -14,8 +14,8 @@ from fastapi.testclient import TestClient
 from starlette.testclient import WebSocketTestSession
 
 from app.config import Settings
-from app.main import create_app
 from app.limits import RateLimits
+from app.main import create_app
 
 Message = dict[str, Any]
 

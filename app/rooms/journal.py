@@ -1,0 +1,170 @@
+"""The journal of live rooms: a JSON snapshot of each room plus the bids made since.
+
+Restore = the latest snapshot + the journal after it. The promises: a clean stop loses
+nothing, a crash at most the last fraction of a second, and a restored room is always a
+state the room was in (never half an action).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Protocol
+
+from app.engine import Bid, Game
+from app.engine.snapshot import strict_int
+from app.rooms.persistence import SavedRoom, Snapshotted, decode_room, encode_room, saved_room
+
+logger = logging.getLogger(__name__)
+
+Entry = dict[str, Any]  # one action after a snapshot: {"bid": [seat, quantity, face]}
+
+
+def bid_entry(seat: int, bid: Bid) -> Entry:
+    return {"bid": [seat, bid.quantity, bid.face]}
+
+
+def replay(game: Game, entries: Iterable[Entry]) -> None:
+    """Apply the journal's bids after a snapshot; they roll nothing, so the game comes back
+    exactly as it was."""
+    for entry in entries:
+        seat, quantity, face = (strict_int(value) for value in entry["bid"])
+        game.apply(seat, Bid(quantity, face))
+
+
+class JournalStore(Protocol):
+    """Where the journal goes (`app.db.repository.GameRepository`); called in a thread."""
+
+    def write_journal(
+        self,
+        snapshots: Mapping[str, tuple[int, dict[str, Any]]],
+        entries: Sequence[tuple[str, int, dict[str, Any]]],
+        dropped: Iterable[str],
+    ) -> None: ...
+
+    def load_journal(self) -> list[tuple[dict[str, Any], int, list[tuple[int, Entry]]]]: ...
+
+
+class Journal:
+    """The lasting changes of every room, buffered in memory and committed by one background
+    writer in one transaction per batch (at most every `interval` seconds).
+
+    A room records a snapshot of itself when a round starts or its seats or settings change,
+    and a small entry for every bid in between: the cost is per action, never per room per
+    second. A failed write is logged and retried with what came after it; nothing is lost
+    while the process lives.
+    """
+
+    def __init__(self, store: JournalStore, interval: float = 0.1) -> None:
+        self._store = store
+        self._interval = interval
+        self._snapshots: dict[str, tuple[int, dict[str, Any]]] = {}
+        self._entries: dict[str, list[tuple[int, Entry]]] = {}
+        self._dropped: set[str] = set()
+        self._pending = asyncio.Event()
+        self._writing = asyncio.Lock()
+
+    def record(self, room: Snapshotted, rev: int, entry: Entry | None) -> None:
+        """Keep `entry` (a bid) as `room`'s change number `rev`, or, without one, a snapshot
+        of the whole room, which supersedes what it buffered before."""
+        if entry is not None:
+            self._entries.setdefault(room.room_id, []).append((rev, entry))
+        else:
+            self._snapshots[room.room_id] = (rev, encode_room(saved_room(room)))
+            self._entries.pop(room.room_id, None)
+        self._pending.set()
+
+    def drop(self, room_id: str) -> None:
+        """The room is gone: forget it here and in the store."""
+        self._snapshots.pop(room_id, None)
+        self._entries.pop(room_id, None)
+        self._dropped.add(room_id)
+        self._pending.set()
+
+    async def run(self) -> None:
+        """The background writer: commit what is buffered, then wait for more."""
+        while True:
+            await self._pending.wait()
+            await asyncio.sleep(self._interval)  # group what comes meanwhile
+            if not await self.flush():
+                await asyncio.sleep(1.0)  # the database is away: retry, not spin
+
+    async def flush(self) -> bool:
+        """Write everything buffered now; False (all of it kept for the next try) on failure."""
+        async with self._writing:
+            self._pending.clear()
+            snapshots, entries, dropped = self._snapshots, self._entries, self._dropped
+            if not (snapshots or entries or dropped):
+                return True
+            self._snapshots, self._entries, self._dropped = {}, {}, set()
+            rows = [(room, rev, data) for room, kept in entries.items() for rev, data in kept]
+            batch = (snapshots, entries, dropped)
+            write = asyncio.ensure_future(
+                asyncio.to_thread(self._store.write_journal, snapshots, rows, dropped)
+            )
+            try:
+                await asyncio.wait([write])
+            except asyncio.CancelledError:
+                await asyncio.wait([write])  # it lands, or is kept, before any later write
+                self._landed(write, *batch)
+                raise
+            return self._landed(write, *batch)
+
+    def _landed(
+        self,
+        write: asyncio.Future[None],
+        snapshots: dict[str, tuple[int, dict[str, Any]]],
+        entries: dict[str, list[tuple[int, Entry]]],
+        dropped: set[str],
+    ) -> bool:
+        """Whether the batch was written; if not, it is logged and kept for the next try."""
+        error = write.exception()
+        if error is None:
+            return True
+        logger.error("could not write the journal of %d rooms", len(snapshots), exc_info=error)
+        self._keep(snapshots, entries, dropped)
+        return False
+
+    def _keep(
+        self,
+        snapshots: dict[str, tuple[int, dict[str, Any]]],
+        entries: dict[str, list[tuple[int, Entry]]],
+        dropped: set[str],
+    ) -> None:
+        """Put a failed batch back in front of what was buffered while it was being written."""
+        for room_id in set(snapshots) | set(entries):
+            if room_id in self._snapshots or room_id in self._dropped:
+                continue  # superseded meanwhile
+            if room_id in snapshots:
+                self._snapshots[room_id] = snapshots[room_id]
+            self._entries[room_id] = entries.get(room_id, []) + self._entries.get(room_id, [])
+        self._dropped |= dropped
+        self._pending.set()
+
+    async def load(
+        self, rng: Callable[[], random.Random], now: float
+    ) -> list[tuple[SavedRoom, int]]:
+        """Every stored room as it was after its last recorded change, with that change's
+        number (at start-up). A room whose records cannot be read is logged and dropped;
+        start-up goes on whatever the store holds."""
+        try:
+            stored = await asyncio.to_thread(self._store.load_journal)
+        except Exception:
+            logger.exception("could not load the journal of live rooms")
+            return []
+        rooms = []
+        for data, rev, entries in stored:
+            room_id = data.get("room_id") if isinstance(data, dict) else None
+            try:
+                saved = decode_room(data, rng(), now)
+                if saved.game is not None:
+                    replay(saved.game, (entry for _, entry in entries))
+            except Exception:
+                logger.exception("dropping the unreadable records of room %r", room_id)
+                if isinstance(room_id, str):
+                    self.drop(room_id)
+                continue
+            rooms.append((saved, max([rev, *(number for number, _ in entries)])))
+        return rooms
