@@ -10,6 +10,7 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, HTTPException, Query, Request, Response
 from pydantic import BaseModel
 
+from app import metrics
 from app.deps import GamesDep, RegistryDep, SettingsDep
 from app.protocol import RoomSettings
 from app.rooms.frames import room_info
@@ -170,6 +171,14 @@ def get_game(game_id: str, games: GamesDep) -> GameDetail:
     if game is None:
         raise HTTPException(404, "No such game.")
     return GameDetail.model_validate(game)
+
+
+@router.get("/metrics", response_class=Response)
+async def prometheus(registry: RegistryDep) -> Response:
+    """Prometheus text format: rooms by phase, sockets, games, actions, latencies, failures."""
+    metrics.count_rooms(room.phase for room in registry)
+    body, content_type = metrics.exposition()
+    return Response(body, media_type=content_type)
 
 
 @router.get("/healthz", responses={503: {"model": Health, "description": "Database down"}})

@@ -14,7 +14,7 @@ from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.staticfiles import StaticFiles
 
-from app import api, web, ws
+from app import api, metrics, web, ws
 from app.config import Settings
 from app.db.migrate import upgrade
 from app.db.repository import GameRepository
@@ -49,6 +49,7 @@ def create_app(
     Tests pass their own settings, a manual clock, or looser limits for scripted players.
     """
     settings = settings or Settings()
+    metrics.GcPauses.install()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

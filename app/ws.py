@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 
 from fastapi import APIRouter, WebSocket
 from starlette.websockets import WebSocketDisconnect
 
+from app import metrics
 from app.deps import RateLimitsDep, RegistryDep, SettingsDep
 from app.limits import RateLimiter, origin_allowed
 from app.protocol import (
@@ -96,9 +98,11 @@ async def play(
         await websocket.close(CloseCode.UNKNOWN_ROOM)
         return
     conn = WsConnection(websocket)
+    metrics.SOCKETS.inc()
     try:
         await _serve(websocket, room, conn, RateLimiter(rate_limits), settings.hello_seconds)
     finally:
+        metrics.SOCKETS.dec()
         await room.disconnect(conn)
         await conn.finish()
 
@@ -142,8 +146,10 @@ async def handle_text(room: Room, conn: Connection, text: str, said_hello: bool)
 
     Returns whether the connection has said hello once this frame is handled.
     """
+    started = time.perf_counter()
     try:
         message = parse_client_message(text)
+        metrics.ACTIONS.labels(message.type).inc()
         if isinstance(message, Ping):
             conn.send(PONG)
         elif said_hello:
@@ -155,4 +161,6 @@ async def handle_text(room: Room, conn: Connection, text: str, said_hello: bool)
             raise ProtocolError("not_joined", "Say hello first: join, resume or watch.")
     except ProtocolError as exc:
         conn.send(error_frame(exc.code, exc.message))
+    finally:
+        metrics.ACTION_SECONDS.observe(time.perf_counter() - started)
     return said_hello

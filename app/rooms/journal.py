@@ -10,9 +10,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
+from app import metrics
 from app.engine import Bid, Game
 from app.engine.snapshot import strict_int
 from app.rooms.persistence import SavedRoom, Snapshotted, decode_room, encode_room, saved_room
@@ -104,8 +106,10 @@ class Journal:
             write = asyncio.ensure_future(
                 asyncio.to_thread(self._store.write_journal, snapshots, rows, dropped)
             )
+            started = time.perf_counter()
             try:
                 await asyncio.wait([write])
+                metrics.JOURNAL_WRITE_SECONDS.observe(time.perf_counter() - started)
             except asyncio.CancelledError:
                 await asyncio.wait([write])  # it lands, or is kept, before any later write
                 self._landed(write, *batch)
@@ -123,6 +127,7 @@ class Journal:
         error = write.exception()
         if error is None:
             return True
+        metrics.JOURNAL_FAILURES.inc()
         logger.error("could not write the journal of %d rooms", len(snapshots), exc_info=error)
         self._keep(snapshots, entries, dropped)
         return False

@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, get_args
 
+from app import metrics
 from app.engine import Game
 from app.engine.bot import BotLevel
 from app.engine.snapshot import game_from_dict, game_to_dict, strict_bool, strict_int
@@ -161,6 +162,7 @@ class GameSaver:
 
     def save(self, record: dict[str, Any], then: Callable[[str], Awaitable[None]]) -> None:
         """Store `record` off the event loop, then call `then` with its game_id."""
+        metrics.GAMES_FINISHED.inc()
         if self._store is None:
             return
         task = asyncio.create_task(self._save(self._store, record, then))

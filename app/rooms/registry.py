@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+from collections.abc import Iterator
 
 from app.protocol import RoomSettings
 from app.rooms.clock import Scheduler
@@ -65,6 +66,9 @@ class Registry:
 
     def __len__(self) -> int:
         return len(self._rooms)
+
+    def __iter__(self) -> Iterator[Room]:
+        return iter(list(self._rooms.values()))
 
     async def sweep(self) -> list[str]:
         """Drop lobbies nobody is connected to and finished rooms, once idle long enough."""
