@@ -111,6 +111,7 @@ class GameDetail(BaseModel):
 class Health(BaseModel):
     status: Literal["ok", "degraded"]
     database: Literal["ok", "unreachable"]
+    instance: str
 
 
 class CreationLimiter:
@@ -182,10 +183,10 @@ async def prometheus(registry: RegistryDep) -> Response:
 
 
 @router.get("/healthz", responses={503: {"model": Health, "description": "Database down"}})
-def healthz(games: GamesDep, response: Response) -> Health:
-    """Whether the database answers; live games go on without it (a sync route: the probe
-    runs in a worker thread)."""
+def healthz(games: GamesDep, settings: SettingsDep, response: Response) -> Health:
+    """Whether the database answers, and which instance this is; live games go on without
+    the database (a sync route: the probe runs in a worker thread)."""
     if not games.ping():
         response.status_code = 503
-        return Health(status="degraded", database="unreachable")
-    return Health(status="ok", database="ok")
+        return Health(status="degraded", database="unreachable", instance=settings.instance)
+    return Health(status="ok", database="ok", instance=settings.instance)

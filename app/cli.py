@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 
 import uvicorn
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
@@ -29,7 +30,9 @@ class SansIOProtocol(WebSocketsSansIOProtocol):
 
 
 def serve(host: str, port: int) -> None:
-    """One uvicorn worker: uvloop, httptools, sans-I/O websockets, no compression."""
+    """One uvicorn worker: uvloop, httptools, sans-I/O websockets, no compression. Forwarded
+    headers are trusted from 127.0.0.1 only (nginx on the same machine)."""
+    os.environ.setdefault("PERUDO_INSTANCE", f"{host}:{port}")
     uvicorn.run(
         "app.main:create_app",
         factory=True,

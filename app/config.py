@@ -18,6 +18,7 @@ class Settings(BaseSettings):
     lobby_ttl_seconds: float = Field(1800.0, gt=0)
     finished_ttl_seconds: float = Field(1800.0, gt=0)
     migrate_on_start: bool = True
+    instance: str = ""  # sent as X-Perudo-Instance; `perudo serve` defaults it to host:port
     hello_seconds: float = Field(10.0, gt=0)
     room_sockets: int = Field(32, ge=1)
     rooms_per_minute: int = Field(30, ge=0)  # per client address; 0 = no limit

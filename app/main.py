@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import gc
 import logging
+import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -13,6 +14,7 @@ from pathlib import Path
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app import api, metrics, web, ws
 from app.config import Settings
@@ -28,6 +30,26 @@ SWEEP_EVERY_SECONDS = 30.0
 GC_GEN0_THRESHOLD = 10_000  # allocations between young collections (Python: 700)
 
 logger = logging.getLogger(__name__)
+
+
+class InstanceHeader:
+    """Every HTTP response says which instance answered (`X-Perudo-Instance`), so operators
+    and tests behind a load balancer see where a room lives."""
+
+    def __init__(self, app: ASGIApp, name: str) -> None:
+        self._app = app
+        self._header = (b"x-perudo-instance", name.encode())
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return await self._app(scope, receive, send)
+
+        async def send_with_name(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [*message.get("headers", []), self._header]
+            await send(message)
+
+        await self._app(scope, receive, send_with_name)
 
 
 def settle_garbage() -> None:
@@ -49,6 +71,8 @@ def create_app(
     Tests pass their own settings, a manual clock, or looser limits for scripted players.
     """
     settings = settings or Settings()
+    if not settings.instance:
+        settings = settings.model_copy(update={"instance": socket.gethostname()})
     metrics.GcPauses.install()
 
     @asynccontextmanager
@@ -101,6 +125,7 @@ def create_app(
             allow_methods=["GET", "POST"],
             allow_headers=["Content-Type"],
         )
+    app.add_middleware(InstanceHeader, name=settings.instance)
     app.include_router(api.router)
     app.include_router(ws.router)
     app.include_router(web.router)

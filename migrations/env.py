@@ -5,6 +5,7 @@ from __future__ import annotations
 from logging.config import fileConfig
 
 from alembic import context
+from sqlalchemy import text
 
 from app.config import Settings
 from app.db.models import Base
@@ -12,6 +13,7 @@ from app.db.session import make_engine
 
 config = context.config
 target_metadata = Base.metadata
+MIGRATION_LOCK = 0x7065_7275_646F  # "perudo": the advisory lock key of migrations
 
 if config.config_file_name is not None and config.attributes.get("configure_logger", True):
     fileConfig(config.config_file_name, disable_existing_loggers=False)
@@ -46,6 +48,12 @@ def run_migrations_online() -> None:
                 render_as_batch=connection.dialect.name == "sqlite",
             )
             with context.begin_transaction():
+                if connection.dialect.name == "postgresql":
+                    # Instances starting together on an empty database migrate one at a
+                    # time; the next one re-reads the revision after the lock and does nothing.
+                    connection.execute(
+                        text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK}
+                    )
                 context.run_migrations()
     finally:
         engine.dispose()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 from typing import Any
 
 import pytest
@@ -38,7 +39,9 @@ def bot_game(http: TestClient, bots: int = 2, **settings: Any) -> tuple[str, lis
 
 
 def test_health(http: TestClient) -> None:
-    assert http.get("/healthz").json() == {"status": "ok", "database": "ok"}
+    response = http.get("/healthz")
+    assert response.json() == {"status": "ok", "database": "ok", "instance": socket.gethostname()}
+    assert response.headers["x-perudo-instance"] == socket.gethostname()
 
 
 def test_create_a_room_with_defaults_or_settings(http: TestClient) -> None:
