@@ -6,26 +6,62 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import URL, make_url
 
 SQLITE_BUSY_TIMEOUT_MS = 5000
+# A database that is away must answer fast, never hang a request or a worker thread: give up
+# connecting after a few seconds, drop a connection whose peer stopped acknowledging (network
+# cut), and cancel a statement the server sits on.
+CONNECT_TIMEOUT_SECONDS = 3
+STATEMENT_TIMEOUT_MS = 15_000
+TCP_USER_TIMEOUT_MS = 10_000
+POOL_TIMEOUT_SECONDS = 5.0
 
 
 def make_engine(url: str) -> Engine:
     """An engine for `url`; SQLite gets its directory created, WAL and a busy timeout.
 
     WAL lets the history pages read while a finished game is written; the busy timeout makes
-    a writer wait for a lock instead of failing at once.
+    a writer wait for a lock instead of failing at once. No engine puts statement parameters
+    in its errors: a room's journal holds its seats' tokens, and errors are logged.
     """
     parsed = make_url(url)
+    if parsed.get_backend_name() == "postgresql":
+        return create_engine(
+            parsed,
+            pool_pre_ping=True,
+            pool_timeout=POOL_TIMEOUT_SECONDS,
+            hide_parameters=True,
+            connect_args=_postgres_timeouts(parsed),
+        )
     if parsed.get_backend_name() != "sqlite":
-        return create_engine(parsed, pool_pre_ping=True)
+        return create_engine(parsed, pool_pre_ping=True, hide_parameters=True)
     database = parsed.database
     if database and database != ":memory:" and not database.startswith("file:"):
         Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
-    engine = create_engine(parsed)
+    engine = create_engine(parsed, hide_parameters=True)
     event.listen(engine, "connect", _configure_sqlite)
     return engine
+
+
+def _postgres_timeouts(url: URL) -> dict[str, Any]:
+    """libpq connection parameters that bound every wait on the server; a `connect_timeout`
+    or `options` already in `url` are kept (the statement timeout is added to the options)."""
+    query = url.query
+    options = query.get("options", "")
+    if isinstance(options, tuple):
+        options = " ".join(options)
+    if "statement_timeout" not in options:
+        options = f"{options} -c statement_timeout={STATEMENT_TIMEOUT_MS}".strip()
+    return {
+        "connect_timeout": query.get("connect_timeout", CONNECT_TIMEOUT_SECONDS),
+        "options": options,
+        "keepalives": 1,
+        "keepalives_idle": 5,
+        "keepalives_interval": 2,
+        "keepalives_count": 3,
+        "tcp_user_timeout": TCP_USER_TIMEOUT_MS,
+    }
 
 
 def _configure_sqlite(dbapi_connection: Any, _record: Any) -> None:

@@ -152,19 +152,32 @@ def _str(value: Any) -> str:
     return value
 
 
+SAVE_RETRY_FIRST = 1.0  # seconds before a failed save is tried again; doubled each time
+SAVE_RETRY_MAX = 15.0
+MAX_UNSAVED_GAMES = 10_000  # finished games held for a retry, all rooms together
+
+
 class GameSaver:
-    """Saves one room's finished games in a worker thread; `settle` waits for them."""
+    """Saves one room's finished games in a worker thread. A save that fails (the database is
+    away) is kept and tried again, with backoff, until it lands; at most `MAX_UNSAVED_GAMES`
+    are held at once in the whole process, so an outage cannot exhaust memory."""
+
+    unsaved = 0  # games held for a retry now, every room's together
 
     def __init__(self, store: GameStore | None, room_id: str) -> None:
         self._store = store
         self._room_id = room_id
         self._tasks: set[asyncio.Task[None]] = set()
+        self._busy = 0  # saves trying now (not waiting for their next try)
+        self._quiet = asyncio.Event()
+        self._quiet.set()
 
     def save(self, record: dict[str, Any], then: Callable[[str], Awaitable[None]]) -> None:
         """Store `record` off the event loop, then call `then` with its game_id."""
         metrics.GAMES_FINISHED.inc()
         if self._store is None:
             return
+        self._enter()
         task = asyncio.create_task(self._save(self._store, record, then))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
@@ -172,13 +185,68 @@ class GameSaver:
     async def _save(
         self, store: GameStore, record: dict[str, Any], then: Callable[[str], Awaitable[None]]
     ) -> None:
+        held, delay = False, SAVE_RETRY_FIRST
         try:
-            game_id = await asyncio.to_thread(store.save_game, record)
-        except Exception:
-            logger.exception("could not save the finished game of room %s", self._room_id)
-            return
-        await then(game_id)
+            while True:
+                try:
+                    game_id = await asyncio.to_thread(store.save_game, record)
+                    break
+                except Exception:
+                    if not held and GameSaver.unsaved >= MAX_UNSAVED_GAMES:
+                        logger.exception(
+                            "could not save the finished game of room %s, and %d others wait "
+                            "already: it is dropped",
+                            self._room_id,
+                            GameSaver.unsaved,
+                        )
+                        return
+                    if not held:
+                        held = True
+                        GameSaver.unsaved += 1
+                        logger.exception(
+                            "could not save the finished game of room %s; it is kept and retried",
+                            self._room_id,
+                        )
+                    else:
+                        logger.warning(
+                            "still could not save the finished game of room %s; next try in %.0f s",
+                            self._room_id,
+                            delay,
+                        )
+                self._leave()
+                try:
+                    await asyncio.sleep(delay * random.uniform(0.8, 1.2))
+                finally:
+                    self._enter()
+                delay = min(delay * 2, SAVE_RETRY_MAX)
+            if held:
+                logger.info("saved the finished game of room %s after all", self._room_id)
+            await then(game_id)
+        except asyncio.CancelledError:
+            if held:
+                logger.error("the finished game of room %s was never saved", self._room_id)
+            raise
+        finally:
+            if held:
+                GameSaver.unsaved -= 1
+            self._leave()
+
+    def _enter(self) -> None:
+        self._busy += 1
+        self._quiet.clear()
+
+    def _leave(self) -> None:
+        self._busy -= 1
+        if not self._busy:
+            self._quiet.set()
 
     async def settle(self) -> None:
-        while self._tasks:
-            await asyncio.gather(*self._tasks, return_exceptions=True)
+        """Wait until no save is in flight: each has landed (and its `then` has run) or
+        failed and waits for its next try, which goes on in the background."""
+        while self._busy:
+            await self._quiet.wait()
+
+    @property
+    def pending(self) -> int:
+        """Finished games of this room not saved yet (trying, or waiting to try again)."""
+        return sum(not task.done() for task in self._tasks)
