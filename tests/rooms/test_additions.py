@@ -389,6 +389,7 @@ async def test_rematch_goes_back_to_the_lobby_keeping_the_seats_of_those_still_t
     assert state["round"] is None and state["last_result"] is None
     assert state["winner"] is None and state["game_id"] is None
     assert host.state["you"]["seat"] == 0 and idle.state["you"]["seat"] == 3
+    assert leaver.state["you"]["seat"] is None and leaver.state["phase"] == "lobby"  # watches
     assert host.state["seq"] == state["seq"] == idle.state["seq"]
     # the freed seats' tokens stop working; the kept ones still resume
     for seat in (1, 2):
@@ -402,6 +403,9 @@ async def test_rematch_goes_back_to_the_lobby_keeping_the_seats_of_those_still_t
     await say(room, newcomer, type="join", name="Zoe")
     assert newcomer.state["you"]["seat"] == 1
     assert await refused(say(room, host, type="rematch")) == "game_not_running"
+    assert await refused(say(room, again, type="start")) == "not_host"
+    await say(room, host, type="settings", turn_seconds=20)  # settings may change again
+    assert again.state["settings"]["turn_seconds"] == 20
     await say(room, host, type="start")
     state = witness.state
     assert state["phase"] == "playing" and state["round"]["number"] == 1
