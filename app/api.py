@@ -14,6 +14,7 @@ from app import metrics
 from app.deps import GamesDep, RegistryDep, SettingsDep
 from app.protocol import RoomSettings
 from app.rooms.frames import room_info
+from app.rooms.registry import ELSEWHERE
 
 router = APIRouter()
 MAX_OFFSET = 2**31 - 1
@@ -145,14 +146,17 @@ async def create_room(
     if wait is not None:
         raise HTTPException(429, "Too many new rooms; try again soon.", {"Retry-After": str(wait)})
     room = registry.create(body or RoomSettings())
+    await registry.publish(room)
     return RoomCreated(room_id=room.room_id, url=f"/r/{room.room_id}")
 
 
 @router.get("/api/rooms/{room_id}", responses={404: {"description": "No such room"}})
 async def get_room(room_id: str, registry: RegistryDep) -> RoomInfo:
-    room = registry.get(room_id)
+    room = await registry.open(room_id)
     if room is None:
         raise HTTPException(404, "No such room.")
+    if room is ELSEWHERE:
+        raise HTTPException(503, "The room is moving between instances.", {"Retry-After": "1"})
     return RoomInfo.model_validate(room_info(room))
 
 

@@ -18,12 +18,14 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app import api, metrics, web, ws
 from app.config import Settings
+from app.db.leases import LeaseRepository
 from app.db.migrate import upgrade
 from app.db.repository import GameRepository
 from app.db.session import make_engine
 from app.limits import RateLimits
 from app.rooms import AsyncioScheduler, Registry, RoomConfig, Scheduler
 from app.rooms.journal import Journal
+from app.rooms.ownership import RENEW_SECONDS, Ownership
 
 STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
 SWEEP_EVERY_SECONDS = 30.0
@@ -82,6 +84,7 @@ def create_app(
         engine = make_engine(settings.database_url)
         games = GameRepository(engine)
         journal = Journal(games)
+        ownership = Ownership(LeaseRepository(engine), settings.instance)
         registry = Registry(
             scheduler=scheduler or AsyncioScheduler(),
             config=RoomConfig(
@@ -93,6 +96,7 @@ def create_app(
             lobby_ttl=settings.lobby_ttl_seconds,
             finished_ttl=settings.finished_ttl_seconds,
             journal=journal,
+            ownership=ownership,
         )
         restored = await registry.restore()
         if restored:
@@ -103,6 +107,7 @@ def create_app(
         background = [
             asyncio.create_task(_sweep_forever(registry)),
             asyncio.create_task(journal.run()),
+            asyncio.create_task(_hold_forever(registry)),
         ]
         try:
             yield
@@ -138,3 +143,13 @@ async def _sweep_forever(registry: Registry) -> None:
     while True:
         await asyncio.sleep(SWEEP_EVERY_SECONDS)
         await registry.sweep()
+
+
+async def _hold_forever(registry: Registry) -> None:
+    """Renew this instance's room leases, handing over the rooms another instance wants."""
+    while True:
+        await asyncio.sleep(RENEW_SECONDS)
+        try:
+            await registry.hold()
+        except Exception:  # the database is away: the leases are renewed when it is back
+            logger.exception("could not renew the room leases")

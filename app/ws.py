@@ -29,6 +29,7 @@ from app.protocol import (
     parse_client_message,
 )
 from app.rooms import Connection, Room
+from app.rooms.registry import ELSEWHERE
 
 router = APIRouter()
 
@@ -93,9 +94,10 @@ async def play(
         await websocket.close(CloseCode.POLICY_VIOLATION)  # before accept: HTTP 403
         return
     await websocket.accept()
-    room = registry.get(room_id)
-    if room is None:
-        await websocket.close(CloseCode.UNKNOWN_ROOM)
+    room = await registry.open(room_id)
+    if room is None or room is ELSEWHERE:
+        unknown = room is None
+        await websocket.close(CloseCode.UNKNOWN_ROOM if unknown else CloseCode.TRY_AGAIN_LATER)
         return
     conn = WsConnection(websocket)
     metrics.SOCKETS.inc()

@@ -14,6 +14,7 @@ from sqlalchemy import (
     Boolean,
     DateTime,
     Dialect,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -143,3 +144,14 @@ class RoomJournalRow(Base):
     room_id: Mapped[str] = mapped_column(String(64), primary_key=True)
     rev: Mapped[int] = mapped_column(Integer, primary_key=True)
     data: Mapped[dict[str, Any]] = mapped_column(Json)
+
+
+class RoomLeaseRow(Base):
+    """Which instance holds a live room, until when (unix seconds), and who asks for it."""
+
+    __tablename__ = "room_leases"
+
+    room_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    owner: Mapped[str] = mapped_column(String(255), index=True)
+    expires_at: Mapped[float] = mapped_column(Float)
+    wanted_by: Mapped[str | None] = mapped_column(String(255))

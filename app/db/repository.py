@@ -162,22 +162,21 @@ class GameRepository:
                 )
 
     def load_journal(
-        self,
+        self, room_id: str | None = None
     ) -> list[tuple[dict[str, Any], int, list[tuple[int, dict[str, Any]]]]]:
-        """Every live room as (its snapshot, the snapshot's rev, the (rev, entry) pairs after
-        it in order), oldest update first."""
+        """Every live room (or just `room_id`) as (its snapshot, the snapshot's rev, the
+        (rev, entry) pairs after it in order), oldest update first."""
+        snapshots = select(RoomSnapshotRow.room_id, RoomSnapshotRow.data, RoomSnapshotRow.rev)
+        entries = select(RoomJournalRow.room_id, RoomJournalRow.rev, RoomJournalRow.data)
+        if room_id is not None:
+            snapshots = snapshots.where(RoomSnapshotRow.room_id == room_id)
+            entries = entries.where(RoomJournalRow.room_id == room_id)
         with self._sessions() as session:
             rows = session.execute(
-                select(RoomSnapshotRow.room_id, RoomSnapshotRow.data, RoomSnapshotRow.rev).order_by(
-                    RoomSnapshotRow.updated_at, RoomSnapshotRow.room_id
-                )
+                snapshots.order_by(RoomSnapshotRow.updated_at, RoomSnapshotRow.room_id)
             ).all()
             later: dict[str, list[tuple[int, dict[str, Any]]]] = {}
-            journal = session.execute(
-                select(RoomJournalRow.room_id, RoomJournalRow.rev, RoomJournalRow.data).order_by(
-                    RoomJournalRow.room_id, RoomJournalRow.rev
-                )
-            )
+            journal = session.execute(entries.order_by(RoomJournalRow.room_id, RoomJournalRow.rev))
             snapshot_rev = {row.room_id: row.rev for row in rows}
             for room_id, rev, data in journal:
                 if rev > snapshot_rev.get(room_id, rev):

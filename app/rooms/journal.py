@@ -46,7 +46,9 @@ class JournalStore(Protocol):
         dropped: Iterable[str],
     ) -> None: ...
 
-    def load_journal(self) -> list[tuple[dict[str, Any], int, list[tuple[int, Entry]]]]: ...
+    def load_journal(
+        self, room_id: str | None = None
+    ) -> list[tuple[dict[str, Any], int, list[tuple[int, Entry]]]]: ...
 
 
 class Journal:
@@ -77,6 +79,11 @@ class Journal:
             self._snapshots[room.room_id] = (rev, encode_room(saved_room(room)))
             self._entries.pop(room.room_id, None)
         self._pending.set()
+
+    def forget(self, room_id: str) -> None:
+        """Another instance holds the room now: what this one buffered of it is stale."""
+        self._snapshots.pop(room_id, None)
+        self._entries.pop(room_id, None)
 
     def drop(self, room_id: str) -> None:
         """The room is gone: forget it here and in the store."""
@@ -149,13 +156,13 @@ class Journal:
         self._pending.set()
 
     async def load(
-        self, rng: Callable[[], random.Random], now: float
+        self, rng: Callable[[], random.Random], now: float, room_id: str | None = None
     ) -> list[tuple[SavedRoom, int]]:
-        """Every stored room as it was after its last recorded change, with that change's
-        number (at start-up). A room whose records cannot be read is logged and dropped;
-        start-up goes on whatever the store holds."""
+        """Every stored room (or just `room_id`) as it was after its last recorded change,
+        with that change's number. A room whose records cannot be read is logged and
+        dropped; start-up goes on whatever the store holds."""
         try:
-            stored = await asyncio.to_thread(self._store.load_journal)
+            stored = await asyncio.to_thread(self._store.load_journal, room_id)
         except Exception:
             logger.exception("could not load the journal of live rooms")
             return []

@@ -2,18 +2,35 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import secrets
 from collections.abc import Iterator
+from enum import Enum
+from typing import Final
 
-from app.protocol import RoomSettings
+from app.protocol import CloseCode, RoomSettings
 from app.rooms.clock import Scheduler
 from app.rooms.journal import Journal
+from app.rooms.ownership import Ownership
+from app.rooms.persistence import SavedRoom
 from app.rooms.ports import GameStore, RoomConfig
 from app.rooms.room import Room
+
+logger = logging.getLogger(__name__)
 
 # No 0/o, 1/l/i: ten of these read aloud without confusion and carry 49 random bits.
 ROOM_ID_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
 ROOM_ID_LENGTH = 10
+
+
+class Elsewhere(Enum):
+    """Another instance holds the room (a socket gets 1013 and tries again)."""
+
+    ROOM = "elsewhere"
+
+
+ELSEWHERE: Final = Elsewhere.ROOM
 
 
 def new_room_id() -> str:
@@ -36,6 +53,7 @@ class Registry:
         lobby_ttl: float,
         finished_ttl: float,
         journal: Journal | None = None,
+        ownership: Ownership | None = None,
     ) -> None:
         self.scheduler = scheduler
         self._config = config
@@ -44,6 +62,8 @@ class Registry:
         self._finished_ttl = finished_ttl
         self._rooms: dict[str, Room] = {}
         self.journal = journal
+        self.ownership = ownership
+        self._opening = asyncio.Lock()
 
     def create(self, settings: RoomSettings) -> Room:
         room_id = new_room_id()
@@ -63,6 +83,51 @@ class Registry:
 
     def get(self, room_id: str) -> Room | None:
         return self._rooms.get(room_id)
+
+    async def publish(self, room: Room) -> None:
+        """A new room is in the database at once and held here, so any instance can find it.
+        With the database away it lives here only, and is written when the database is back."""
+        if self.journal is not None:
+            await self.journal.flush()
+        if self.ownership is not None:
+            try:
+                await self.ownership.take(room.room_id)
+            except Exception:
+                logger.exception("could not take the lease of the new room %s", room.room_id)
+
+    async def open(self, room_id: str) -> Room | Elsewhere | None:
+        """The room, from memory or from the journal once its lease is ours; `ELSEWHERE`
+        while another instance holds it (it is asked to hand it over); None if unknown."""
+        room = self._rooms.get(room_id)
+        if room is not None or self.journal is None or self.ownership is None:
+            return room
+        async with self._opening:  # one load per room, even when many sockets arrive at once
+            room = self._rooms.get(room_id)
+            if room is not None:
+                return room
+            if not await self.ownership.take(room_id):
+                return ELSEWHERE
+            stored = await self.journal.load(secrets.SystemRandom, self.scheduler.now(), room_id)
+            if not stored:
+                await self.ownership.release([room_id])
+                return None
+            return self._bring_back(*stored[0])
+
+    async def hold(self) -> None:
+        """Renew the leases; hand over the rooms another instance wants, let go of the ones
+        lost (their sockets close with 1012 and reconnect through the load balancer)."""
+        if self.ownership is None:
+            return
+        lost, wanted = await self.ownership.renew()
+        for room_id in lost | wanted:
+            room = self._rooms.pop(room_id, None)
+            if room is not None:
+                await room.close(CloseCode.SERVICE_RESTART)
+            if room_id in lost and self.journal is not None:
+                self.journal.forget(room_id)
+        if wanted:
+            await self.flush()  # everything they did is written before the lease is free
+            await self.ownership.release(wanted)
 
     def __len__(self) -> int:
         return len(self._rooms)
@@ -88,6 +153,9 @@ class Registry:
             await room.close()
             if self.journal is not None:
                 self.journal.drop(room.room_id)
+        if self.ownership is not None:
+            await self.flush()
+            await self.ownership.release(room.room_id for room in expired)
         return [room.room_id for room in expired]
 
     async def close(self) -> None:
@@ -95,9 +163,14 @@ class Registry:
         everything the journal holds (a clean stop loses nothing)."""
         rooms = list(self._rooms.values())
         for room in rooms:
-            await room.close()
+            await room.close(CloseCode.SERVICE_RESTART)
         await self.flush()
         self._rooms.clear()
+        if self.ownership is not None:
+            try:
+                await self.ownership.release(list(self.ownership.held))
+            except Exception:  # the database is away: the leases run out by themselves
+                logger.exception("could not release the room leases")
 
     async def flush(self) -> None:
         """Write what the journal holds now (tests; the journal's writer does it by itself)."""
@@ -108,14 +181,21 @@ class Registry:
         """Bring back the rooms of the journal (at start-up, before serving); how many."""
         if self.journal is None:
             return 0
-        stored = await self.journal.load(secrets.SystemRandom, self.scheduler.now())
-        for saved, rev in stored:
-            self._rooms[saved.room_id] = Room.restore(
-                saved,
-                scheduler=self.scheduler,
-                config=self._config,
-                store=self._store,
-                journal=self.journal,
-                rev=rev,
-            )
-        return len(stored)
+        restored = 0
+        for saved, rev in await self.journal.load(secrets.SystemRandom, self.scheduler.now()):
+            if self.ownership is None or await self.ownership.take(saved.room_id):
+                self._bring_back(saved, rev)
+                restored += 1
+        return restored
+
+    def _bring_back(self, saved: SavedRoom, rev: int) -> Room:
+        room = Room.restore(
+            saved,
+            scheduler=self.scheduler,
+            config=self._config,
+            store=self._store,
+            journal=self.journal,
+            rev=rev,
+        )
+        self._rooms[room.room_id] = room
+        return room

@@ -9,7 +9,7 @@ from typing import Any
 import orjson
 import pytest
 
-from app.protocol import Join, Resume, RoomSettings, Watch, parse_client_message
+from app.protocol import Join, Ping, Resume, RoomSettings, Watch, parse_client_message
 from app.rooms import ManualScheduler, Room, RoomConfig
 
 BOT_DELAY = 1.0
@@ -71,7 +71,9 @@ class MemoryStore:
             self.entries.setdefault(room_id, []).append((rev, orjson.dumps(data)))
         self.writes += 1
 
-    def load_journal(self) -> list[tuple[dict[str, Any], int, list[tuple[int, dict[str, Any]]]]]:
+    def load_journal(
+        self, wanted: str | None = None
+    ) -> list[tuple[dict[str, Any], int, list[tuple[int, dict[str, Any]]]]]:
         return [
             (
                 orjson.loads(data),
@@ -79,6 +81,7 @@ class MemoryStore:
                 [(n, orjson.loads(e)) for n, e in self.entries.get(room_id, []) if n > rev],
             )
             for room_id, (rev, data) in self.snapshots.items()
+            if wanted in (None, room_id)
         ]
 
     def snapshot(self, room_id: str) -> dict[str, Any]:
@@ -98,6 +101,7 @@ async def seated(room: Room, count: int) -> list[FakeConnection]:
 async def say(room: Room, conn: FakeConnection, **message: Any) -> None:
     """Send one client message through the real parser."""
     parsed = parse_client_message(orjson.dumps(message).decode())
+    assert not isinstance(parsed, Ping), "a ping never reaches a room"
     if isinstance(parsed, Join | Resume | Watch):
         await room.hello(conn, parsed)
     else:

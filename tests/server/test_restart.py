@@ -102,8 +102,8 @@ def holds_round(state: dict[str, Any]) -> Callable[[dict[str, Any], int], bool]:
     number, bids = state["round"]["number"], len(state["round"]["bids"])
 
     def check(snapshot: dict[str, Any], later: int) -> bool:
-        round_ = snapshot["game"]["round"]
-        return round_["number"] == number and len(round_["bids"]) + later == bids
+        round_ = snapshot["game"] and snapshot["game"]["round"]
+        return bool(round_) and round_["number"] == number and len(round_["bids"]) + later == bids
 
     return check
 
