@@ -133,10 +133,11 @@ def process_rss_bytes(pid: int) -> int:
 class Server:
     """One server process (the real one or the bare one) on a free port, pinned to one CPU."""
 
-    def __init__(self, stack: str, cpu: int | None, home: Path) -> None:
+    def __init__(self, stack: str, cpu: int | None, home: Path, source: Path | None) -> None:
         self.stack = stack
         self.cpu = cpu
         self.home = home
+        self.source = source  # a copy of the server's code, or None: the working tree
         self.port = free_port()
         self.log = home / f"{stack}-{self.port}.log"
         self.process: subprocess.Popen[bytes] | None = None
@@ -145,6 +146,8 @@ class Server:
         python = sys.executable
         if self.stack == "bare":
             command = [python, str(BENCH_DIR / "bare_server.py"), "--port", str(self.port)]
+        elif self.source is not None:
+            command = [python, "-m", "app.cli", "serve", "--host", HOST, "--port", str(self.port)]
         else:
             script = Path(python).parent / "perudo"
             base = [str(script)] if script.exists() else [python, "-m", "app.cli"]
@@ -156,13 +159,18 @@ class Server:
     def environment(self) -> dict[str, str]:
         data = self.home / f"data-{self.port}"
         data.mkdir()
-        return os.environ | {
-            "PERUDO_DATABASE_URL": f"sqlite:///{data / 'perudo.db'}",
-            "PERUDO_BOT_DELAY_MS": "0",
-            "PERUDO_MIGRATE_ON_START": "true",
-            "PERUDO_ROOMS_PER_MINUTE": "0",  # one address creates every room here
-            "PERUDO_MAX_ROOMS": "100000",
-        }
+        code = {} if self.source is None else {"PYTHONPATH": str(self.source)}
+        return (
+            os.environ
+            | code
+            | {
+                "PERUDO_DATABASE_URL": f"sqlite:///{data / 'perudo.db'}",
+                "PERUDO_BOT_DELAY_MS": "0",
+                "PERUDO_MIGRATE_ON_START": "true",
+                "PERUDO_ROOMS_PER_MINUTE": "0",  # one address creates every room here
+                "PERUDO_MAX_ROOMS": "100000",
+            }
+        )
 
     @property
     def pid(self) -> int:
@@ -173,7 +181,7 @@ class Server:
         with self.log.open("ab") as out:
             self.process = subprocess.Popen(
                 self.command(),
-                cwd=self.home,
+                cwd=self.source if self.stack == "real" and self.source else self.home,
                 env=self.environment(),
                 stdout=out,
                 stderr=subprocess.STDOUT,
@@ -219,10 +227,49 @@ class Server:
         return self.log.read_text(errors="replace").count("Traceback") if self.log.exists() else 0
 
 
-async def start_server(stack: str, cpu: int | None, home: Path, retries: int) -> Server:
+REPO = BENCH_DIR.parent
+SERVER_FILES = ("app", "migrations", "alembic.ini", "static", "templates")
+
+
+def snapshot_server(into: Path) -> tuple[Path, str]:
+    """Copy the server's code as it is now (uncommitted edits included), so that every round
+    of one invocation measures the same code even while others edit the working tree; and
+    say which commit it was."""
+    source = into / "server"
+    for name in SERVER_FILES:
+        origin = REPO / name
+        if origin.is_dir():
+            ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+            shutil.copytree(origin, source / name, ignore=ignore)
+        elif origin.exists():
+            source.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(origin, source / name)
+    return source, describe_tree()
+
+
+def describe_tree() -> str:
+    """`<commit>` of the working tree, with a note when the server's files have edits."""
+    try:
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--", *SERVER_FILES],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+    except OSError:
+        return "unknown"
+    return f"{commit or 'unknown'}{' with uncommitted edits' if dirty else ''}"
+
+
+async def start_server(
+    stack: str, cpu: int | None, home: Path, source: Path | None, retries: int
+) -> Server:
     """Start a server; the real one is being worked on, so a failed start is retried."""
     for attempt in range(retries + 1):
-        server = Server(stack, cpu, home)
+        server = Server(stack, cpu, home, source)
         try:
             await server.start()
             return server
@@ -616,6 +663,7 @@ class Options:
     modes: list[str]
     server_cpu: int | None
     client_cpu: int | None
+    snapshot: bool
     seed: int
     retries: int
     closed_rooms: int
@@ -953,6 +1001,11 @@ async def run(opts: Options) -> dict[str, Any]:
     problems: list[str] = []
     with tempfile.TemporaryDirectory(prefix="perudo-bench-") as folder:
         home = Path(folder)
+        source: Path | None = None
+        tree = describe_tree()
+        if opts.snapshot and "real" in opts.stacks:
+            source, tree = snapshot_server(home)
+        print(f"real server: {tree}", file=sys.stderr, flush=True)
         for mode in opts.modes:
             for round_no in range(1, opts.rounds + 1):
                 for stack in opts.stacks:
@@ -961,7 +1014,9 @@ async def run(opts: Options) -> dict[str, Any]:
                     tally = Tally()
                     run: dict[str, Any] = {"mode": mode, "round": round_no, "stack": stack}
                     try:
-                        server = await start_server(stack, opts.server_cpu, home, opts.retries)
+                        server = await start_server(
+                            stack, opts.server_cpu, home, source, opts.retries
+                        )
                     except RuntimeError as exc:
                         problems.append(f"{label}: {exc}")
                         runs.append(run)
@@ -989,7 +1044,7 @@ async def run(opts: Options) -> dict[str, Any]:
                         problems.append(f"{label}: {run['tally']}")
                     if server.tracebacks():
                         problems.append(f"{label}: server log has tracebacks:\n{server.tail()}")
-    return {"results": results, "runs": runs, "problems": problems}
+    return {"tree": tree, "results": results, "runs": runs, "problems": problems}
 
 
 def _brief(result: Result) -> str:
@@ -1009,6 +1064,12 @@ def parse_args(argv: list[str] | None) -> tuple[Options, str | None]:
     add("--server-cpu", type=int, default=0, help="CPU the server is pinned to (-1: none)")
     add("--client-cpu", type=int, default=1, help="CPU this generator is pinned to (-1: none)")
     add("--start-retries", type=int, default=5)
+    add(
+        "--live-tree",
+        action="store_true",
+        help="start the real server from the working tree each time instead of from a copy "
+        "taken at the start",
+    )
     add("--warmup", type=float, default=2.0, help="seconds played before measuring")
     add("--closed-rooms", type=int, default=200)
     add("--closed-seconds", type=float, default=8.0)
@@ -1047,6 +1108,7 @@ def parse_args(argv: list[str] | None) -> tuple[Options, str | None]:
         modes=modes,
         server_cpu=args.server_cpu if args.server_cpu >= 0 else None,
         client_cpu=client_cpu,
+        snapshot=not args.live_tree,
         seed=args.seed,
         retries=args.start_retries,
         closed_rooms=args.closed_rooms,
@@ -1086,7 +1148,7 @@ def main(argv: list[str] | None = None) -> None:
     print(table(opts, report["results"]))
     print(
         f"\nmedians of {opts.rounds} round(s) per stack; ratio = this server / bare; "
-        f"{elapsed:.0f} s in all"
+        f"real server at {report['tree']}; {elapsed:.0f} s in all"
     )
     for problem in report["problems"]:
         print(f"\nwarning: {problem}")
