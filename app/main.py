@@ -9,7 +9,6 @@ import logging
 import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from pathlib import Path
 
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
@@ -23,11 +22,11 @@ from app.db.migrate import upgrade
 from app.db.repository import GameRepository
 from app.db.session import make_engine
 from app.limits import RateLimits
+from app.paths import STATIC_DIR
 from app.rooms import AsyncioScheduler, Registry, RoomConfig, Scheduler
 from app.rooms.journal import Journal
 from app.rooms.ownership import RENEW_SECONDS, Ownership
 
-STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
 SWEEP_EVERY_SECONDS = 30.0
 GC_GEN0_THRESHOLD = 10_000  # allocations between young collections (Python: 700)
 

@@ -6,7 +6,6 @@ history pages fetch `/api/games`, so this module only renders templates and the 
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import segno
@@ -14,7 +13,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 
-TEMPLATES_DIR = Path(__file__).resolve().parent.parent / "templates"
+from app.paths import TEMPLATES_DIR
 
 # Pages load only local scripts and styles; inline SVG (dice, QR) needs no img-src.
 CONTENT_SECURITY_POLICY = (

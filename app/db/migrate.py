@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from alembic import command
 from alembic.config import Config
 
-ALEMBIC_INI = Path(__file__).resolve().parents[2] / "alembic.ini"
+from app.paths import ALEMBIC_INI
 
 
 def alembic_config(url: str) -> Config:
