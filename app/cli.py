@@ -8,6 +8,8 @@ import os
 import uvicorn
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
+from app.config import Settings
+from app.logs import log_config
 from app.protocol import MAX_FRAME_BYTES, CloseCode
 
 WS_MAX_QUEUE = 4
@@ -45,6 +47,7 @@ def serve(host: str, port: int) -> None:
         ws_max_size=MAX_FRAME_BYTES,  # larger text frames are closed with 1009
         ws_max_queue=WS_MAX_QUEUE,
         ws_per_message_deflate=False,
+        log_config=log_config(Settings().log_json),
     )
 
 

@@ -18,6 +18,7 @@ class Settings(BaseSettings):
     lobby_ttl_seconds: float = Field(1800.0, gt=0)
     finished_ttl_seconds: float = Field(1800.0, gt=0)
     migrate_on_start: bool = True
+    log_json: bool = False  # JSON lines on stderr (read by `perudo serve`)
     instance: str = ""  # sent as X-Perudo-Instance; `perudo serve` defaults it to host:port
     hello_seconds: float = Field(10.0, gt=0)
     room_sockets: int = Field(32, ge=1)

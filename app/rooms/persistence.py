@@ -175,6 +175,7 @@ class GameSaver:
     def save(self, record: dict[str, Any], then: Callable[[str], Awaitable[None]]) -> None:
         """Store `record` off the event loop, then call `then` with its game_id."""
         metrics.GAMES_FINISHED.inc()
+        logger.info("game finished", extra={"event": "game_finished", "room": self._room_id})
         if self._store is None:
             return
         self._enter()

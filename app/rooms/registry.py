@@ -79,6 +79,7 @@ class Registry:
         )
         room.record()  # a shared link works from now on, whatever happens to this process
         self._rooms[room_id] = room
+        logger.info("room created", extra={"event": "created", "room": room_id})
         return room
 
     def get(self, room_id: str) -> Room | None:
@@ -123,6 +124,8 @@ class Registry:
             room = self._rooms.pop(room_id, None)
             if room is not None:
                 await room.close(CloseCode.SERVICE_RESTART)
+            event = "lost" if room_id in lost else "handed_over"
+            logger.info("room %s", event.replace("_", " "), extra={"event": event, "room": room_id})
             if room_id in lost and self.journal is not None:
                 self.journal.forget(room_id)
         if wanted:
@@ -150,6 +153,7 @@ class Registry:
         ]
         for room in expired:
             del self._rooms[room.room_id]
+            logger.info("room expired", extra={"event": "expired", "room": room.room_id})
             await room.close()
             if self.journal is not None:
                 self.journal.drop(room.room_id)
@@ -198,4 +202,5 @@ class Registry:
             rev=rev,
         )
         self._rooms[room.room_id] = room
+        logger.info("room restored", extra={"event": "restored", "room": room.room_id})
         return room
