@@ -1051,6 +1051,21 @@ def _brief(result: Result) -> str:
     return ", ".join(f"{k}={v:.4g}" for k, v in list(result.items())[:6])
 
 
+# `--quick`: one round of every mode with small counts and short windows, about a minute.
+QUICK: dict[str, Any] = {
+    "rounds": 1,
+    "warmup": 1.0,
+    "closed_rooms": 40,
+    "closed_seconds": 3.0,
+    "open_rooms": 40,
+    "open_seconds": 2.0,
+    "rates": "200,500",
+    "memory_counts": "300",
+    "stall_rooms": 100,
+    "stall_seconds": 4.0,
+}
+
+
 def parse_args(argv: list[str] | None) -> tuple[Options, str | None]:
     parser = argparse.ArgumentParser(
         description=__doc__.splitlines()[0], formatter_class=argparse.RawDescriptionHelpFormatter
@@ -1083,14 +1098,9 @@ def parse_args(argv: list[str] | None) -> tuple[Options, str | None]:
     add("--probes", type=int, default=10, help="tick-probe sockets of the stall mode")
     add("--probe-interval-ms", type=float, default=100.0, help="ping beat of each probe")
     add("--json", metavar="PATH", help="also write every run's figures as JSON ('-': stdout)")
+    if parser.parse_args(argv).quick:
+        parser.set_defaults(**QUICK)  # options given explicitly still win
     args = parser.parse_args(argv)
-    if args.quick:
-        args.rounds = 1
-        args.warmup = 1.0
-        args.closed_rooms, args.closed_seconds = 40, 3.0
-        args.open_rooms, args.open_seconds, args.rates = 40, 2.0, "200,500"
-        args.memory_counts = "300"
-        args.stall_rooms, args.stall_seconds = 100, 4.0
     modes = [m for m in args.modes.split(",") if m]
     stacks = [s for s in args.stacks.split(",") if s]
     if unknown := set(modes) - set(MODES):
@@ -1145,13 +1155,15 @@ def main(argv: list[str] | None = None) -> None:
     started = time.monotonic()
     report = uvloop.run(run(opts))
     elapsed = time.monotonic() - started
-    print(table(opts, report["results"]))
+    out = sys.stderr if json_path == "-" else sys.stdout  # `--json -` keeps stdout pure JSON
+    print(table(opts, report["results"]), file=out)
     print(
         f"\nmedians of {opts.rounds} round(s) per stack; ratio = this server / bare; "
-        f"real server at {report['tree']}; {elapsed:.0f} s in all"
+        f"real server at {report['tree']}; {elapsed:.0f} s in all",
+        file=out,
     )
     for problem in report["problems"]:
-        print(f"\nwarning: {problem}")
+        print(f"\nwarning: {problem}", file=out)
     if json_path:
         text = orjson.dumps(
             {"options": opts.__dict__, **report}, option=orjson.OPT_INDENT_2
