@@ -148,6 +148,8 @@ def test_three_players_play_a_whole_game(
         winner_name = next(p["name"] for p in state["players"] if p["seat"] == winner)
         title = anna.page.inner_text("#end-title")
         assert title == ("You win!" if winner == state["you"]["seat"] else f"{winner_name} wins!")
+        logged = anna.page.locator("#log-list li.log-round").count()
+        assert 0 < logged <= len(anna.results)  # a page that reloaded keeps what `history` sent
         assert anna.page.is_visible("#rematch-btn")
         assert bela.page.is_hidden("#rematch-btn")
         assert_fits_phone(anna, "game end")
@@ -158,13 +160,27 @@ def test_three_players_play_a_whole_game(
         assert game_id in [g["game_id"] for g in games]
         check_replay(bela, game_id, len(anna.results))
 
-        # Rematch: the same three seats, a fresh game.
+        # Rematch: back to the lobby with the same three seats, the host starts a fresh game.
+        # (A server that starts the new game at once skips the lobby.)
         anna.page.click("#rematch-btn")
+        for player in players:
+            player.page.wait_for_function(
+                "() => ['lobby', 'playing'].includes(document.getElementById('room').dataset.phase)"
+            )
+        if anna.phase() == "lobby":
+            for player in players:
+                player.page.wait_for_selector("#seats .seat.you")
+                assert player.page.locator("#seats .seat:not(.empty)").count() == 3
+                assert player.page.is_hidden("#table") and player.page.is_hidden("#log")
+            assert anna.page.is_visible("#start-btn") and bela.page.is_hidden("#start-btn")
+            assert_fits_phone(anna, "lobby after the game")
+            anna.page.click("#start-btn")
         for player in players:
             player.page.wait_for_function(
                 "() => document.getElementById('room').dataset.phase === 'playing'"
             )
             assert len(player.my_dice()) == 5
+            assert player.page.is_hidden("#end") and player.page.is_hidden("#log")
         assert not any(p.page_errors for p in players), [p.page_errors for p in players]
     finally:
         for player in players:

@@ -43,7 +43,8 @@ def test_every_error_code_reads_as_a_sentence(host: Player) -> None:
     texts = host.page.evaluate(
         """async (codes) => {
              const m = await import("/static/js/codes.js");
-             return [m.ERROR_CODES, m.errorText("no_such_code"), ...codes.map((c) => m.errorText(c))];
+             const texts = codes.map((c) => m.errorText(c));
+             return [m.ERROR_CODES, m.errorText("no_such_code"), ...texts];
            }""",
         PROTOCOL_ERROR_CODES,
     )

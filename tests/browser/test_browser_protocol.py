@@ -1,0 +1,157 @@
+"""The room page under PROTOCOL.md's newer messages, fed through a routed socket: `history`
+after `welcome`, `autoplayed` moves, a finished room going back to its lobby, a null host, and
+message types the page does not know yet."""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, WebSocketRoute
+
+from tests.browser.helpers import Player
+
+pytestmark = pytest.mark.browser
+
+# A finished round as `history` carries it: a round_result without "type".
+ROUND_ONE = {
+    "round": 1,
+    "call": "dudo",
+    "caller": 1,
+    "bid": {"quantity": 3, "face": 4, "seat": 0},
+    "palifico": False,
+    "reveal": [{"seat": 0, "dice": [4, 4, 2, 6, 1]}, {"seat": 1, "dice": [3, 3, 5, 2, 6]}],
+    "count": 3,
+    "loser": 1,
+    "gainer": None,
+    "eliminated": None,
+    "next_opener": 1,
+    "winner": None,
+}
+
+
+class Wire:
+    """The page's game socket, passed through to the server; `rewrite` may swap or drop what
+    the server sends (return a list of frames to deliver), `inject` sends the page a frame."""
+
+    def __init__(self) -> None:
+        self.routes: list[WebSocketRoute] = []
+        self.rewrite: Callable[[dict[str, Any]], list[dict[str, Any]]] = lambda msg: [msg]
+
+    def route(self, ws: WebSocketRoute) -> None:
+        server = ws.connect_to_server()
+
+        def from_server(message: str | bytes) -> None:
+            for msg in self.rewrite(json.loads(message)):
+                ws.send(json.dumps(msg))
+
+        server.on_message(from_server)
+        self.routes.append(ws)
+
+    def inject(self, msg: dict[str, Any]) -> None:
+        self.routes[-1].send(json.dumps(msg))
+
+
+@pytest.fixture
+def anna(browser: Browser, live_server: str) -> Iterator[tuple[Player, Wire]]:
+    """Anna's page with its socket routed through a Wire, seated as host with one bot."""
+    player = Player(browser, live_server, "Anna")
+    wire = Wire()
+    player.page.route_web_socket(re.compile(r"/ws/"), wire.route)
+    player.page.goto(f"{live_server}/")
+    player.page.fill("#create-name", "Anna")
+    player.page.click("#create-form button[type=submit]")
+    player.page.wait_for_selector("#seats .seat.you")
+    player.page.click("#bot-form button")
+    player.page.wait_for_function(
+        "() => document.querySelectorAll('#seats .seat:not(.empty)').length === 2"
+    )
+    yield player, wire
+    player.close()
+
+
+def newest_state(player: Player) -> dict[str, Any]:
+    return copy.deepcopy(player.states[max(player.states)])
+
+
+def test_history_and_autoplayed_moves_fill_the_game_log(anna: tuple[Player, Wire]) -> None:
+    player, wire = anna
+    page = player.page
+    page.click("#start-btn")
+    page.wait_for_selector("#table:not([hidden])")
+
+    # Reconnect: after `welcome` the page is sent the game so far (ours replaces the server's).
+    def with_history(msg: dict[str, Any]) -> list[dict[str, Any]]:
+        if msg["type"] == "history":
+            return []
+        if msg["type"] == "welcome":
+            return [msg, {"type": "history", "rounds": [ROUND_ONE]}]
+        return [msg]
+
+    wire.rewrite = with_history
+    page.reload()
+    page.wait_for_selector("#table:not([hidden])")
+    page.wait_for_selector("#log:not([hidden])")
+    page.click("#log summary")
+    first = page.inner_text('#log-list li[data-round="1"]')
+    assert first.startswith("Round 1")
+    assert "called dudo on 3 fours; there were 3." in first
+    assert "loses a die" in first
+
+    # A move the server's bot made for someone, and a message type from a newer server.
+    bot = next(p for p in newest_state(player)["players"] if p["bot"])
+    wire.inject({"type": "something_new", "data": [1, 2, 3]})
+    wire.inject(
+        {
+            "type": "autoplayed",
+            "seat": bot["seat"],
+            "reason": "timer",
+            "action": {"type": "bid", "quantity": 5, "face": 2},
+        }
+    )
+    line = page.locator("#log-list li.log-auto").last
+    line.wait_for()
+    assert line.inner_text() == f"Time ran out: the bot bid 5 twos for {bot['name']}."
+    wire.inject(
+        {"type": "autoplayed", "seat": bot["seat"], "reason": "away", "action": {"type": "dudo"}}
+    )
+    page.wait_for_function("() => document.querySelectorAll('#log-list li.log-auto').length === 2")
+    assert "the bot called dudo for" in page.locator("#log-list li.log-auto").last.inner_text()
+    assert player.page_errors == []
+
+
+def test_a_finished_room_goes_back_to_its_lobby(anna: tuple[Player, Wire]) -> None:
+    player, wire = anna
+    page = player.page
+    base = newest_state(player)
+    me = base["you"]["seat"]
+    seq = base["seq"] + 1000  # newer than anything the server sends this connection
+    wire.rewrite = lambda msg: [] if msg["type"] == "state" else [msg]
+
+    # The game is over and no person is seated as host any more (host: null).
+    finished = base | {"seq": seq, "phase": "finished", "winner": me, "host": None}
+    wire.inject(finished)
+    page.wait_for_selector("#end:not([hidden])")
+    assert page.inner_text("#end-title") == "You win!"
+    assert page.is_hidden("#rematch-btn")
+    assert page.inner_text("#end-wait") == ""
+
+    # Rematch: the same seats, back in the lobby, still without a host.
+    wire.inject(base | {"seq": seq + 1, "phase": "lobby", "host": None})
+    page.wait_for_selector("#lobby:not([hidden])")
+    assert page.is_hidden("#table") and page.is_hidden("#end") and page.is_hidden("#log")
+    assert page.locator("#seats .seat:not(.empty)").count() == 2
+    assert page.locator("#seats .badge.host").count() == 0
+    assert page.is_hidden("#start-btn") and page.is_hidden("#host-card")
+    assert page.inner_text("#lobby-wait") == ""
+
+    # The host is back: the lobby is theirs to start again.
+    wire.inject(base | {"seq": seq + 2, "phase": "lobby", "host": me})
+    page.wait_for_selector("#start-btn:not([hidden])")
+    assert page.is_enabled("#start-btn")
+    assert page.is_visible("#host-card")
+    assert player.page_errors == []
