@@ -1,5 +1,6 @@
 // Recent finished games, newest first, from GET /api/games.
 import { byId, getJSON, h } from "./dom.js";
+import { byPlace } from "./players.js";
 
 const PAGE = 20;
 let offset = 0;
@@ -10,8 +11,7 @@ function when(iso) {
 }
 
 function gameItem(game) {
-  const names = [...game.players]
-    .sort((a, b) => a.place - b.place)
+  const names = byPlace(game.players)
     .map((p) => (p.bot ? `${p.name} (bot)` : p.name))
     .join(", ");
   return h(

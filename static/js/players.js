@@ -17,17 +17,20 @@ export function ordinal(n) {
   return ["1st", "2nd", "3rd", "4th", "5th", "6th"][n - 1] ?? `${n}th`;
 }
 
+/** A saved game's players, winner first. */
+export function byPlace(players) {
+  return [...players].sort((a, b) => a.place - b.place);
+}
+
 /** The finishing places of a saved game, best first, as list items (`youSeat` marks "(you)"). */
 export function placeItems(players, youSeat = null) {
-  return [...players]
-    .sort((a, b) => a.place - b.place)
-    .map((p) =>
-      h(
-        "li",
-        { class: `place-${p.place}` },
-        h("span", { class: "place" }, ordinal(p.place)),
-        p.seat === youSeat && youSeat !== null ? `${p.name} (you)` : p.name,
-        p.bot ? h("span", { class: "badge bot" }, "Bot") : null,
-      ),
-    );
+  return byPlace(players).map((p) =>
+    h(
+      "li",
+      { class: `place-${p.place}` },
+      h("span", { class: "place" }, ordinal(p.place)),
+      p.seat === youSeat && youSeat !== null ? `${p.name} (you)` : p.name,
+      p.bot ? h("span", { class: "badge bot" }, "Bot") : null,
+    ),
+  );
 }
