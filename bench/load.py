@@ -710,15 +710,37 @@ class CpuSample:
         return cls(server.cpu_seconds(), client_cpu_seconds(), core_busy_seconds())
 
 
-async def sleep_until(moment: float, then: Callable[[], float]) -> float:
-    await asyncio.sleep(max(0.0, moment - now()))
-    return then()
+@dataclass(frozen=True)
+class CpuUse:
+    """CPU seconds over one measuring window: the server's, this generator's, and what other
+    processes took on the two cores we pinned to (the noise of a shared machine)."""
+
+    server: float
+    client: float
+    others_server_core: float
+    others_client_core: float
 
 
-async def cpu_between(server: Server, begin: float, end: float) -> float:
-    """The server's CPU seconds between two moments of the generator's clock."""
-    before = await sleep_until(begin, server.cpu_seconds)
-    return await sleep_until(end, server.cpu_seconds) - before
+async def measure_cpu(server: Server, opts: Options, begin: float, end: float) -> CpuUse:
+    """Sample CPU times at `begin` and at `end` (moments of the generator's clock)."""
+    await asyncio.sleep(max(0.0, begin - now()))
+    first = CpuSample.take(server)
+    await asyncio.sleep(max(0.0, end - now()))
+    last = CpuSample.take(server)
+    server_cpu = last.server - first.server
+    client_cpu = last.client - first.client
+
+    def others(cpu: int | None, ours: float) -> float:
+        if cpu is None or cpu not in first.cores:
+            return math.nan
+        return max(0.0, last.cores[cpu] - first.cores[cpu] - ours)
+
+    return CpuUse(
+        server_cpu,
+        client_cpu,
+        others(opts.server_cpu, server_cpu),
+        others(opts.client_cpu, client_cpu),
+    )
 
 
 async def closed_loop(server: Server, opts: Options, tally: Tally) -> Result:
@@ -736,36 +758,21 @@ async def closed_loop(server: Server, opts: Options, tally: Tally) -> Result:
             if result is not None:
                 done.append(result[1])
 
-    async def meter() -> tuple[CpuSample, CpuSample]:
-        await asyncio.sleep(max(0.0, begin - now()))
-        first = CpuSample.take(server)
-        await asyncio.sleep(max(0.0, end - now()))
-        return first, CpuSample.take(server)
-
     try:
-        metering = asyncio.ensure_future(meter())
+        metering = asyncio.ensure_future(measure_cpu(server, opts, begin, end))
         await asyncio.gather(*map(play, tables))
-        first, last = await metering
+        cpu = await metering
     finally:
         close_tables(tables)
     count = sum(1 for t in done if begin <= t < end)
     seconds = opts.closed_seconds
-    server_cpu = last.server - first.server
-    client_cpu = last.client - first.client
-
-    def others(cpu: int | None, ours: float) -> float:
-        """CPU time that processes other than ours took on a core we pinned to."""
-        if cpu is None or cpu not in first.cores:
-            return math.nan
-        return max(0.0, last.cores[cpu] - first.cores[cpu] - ours) / seconds
-
     return {
         "closed.throughput": count / seconds,
-        "closed.server_cpu_us": 1e6 * server_cpu / max(count, 1),
-        "closed.server_cpu_share": server_cpu / seconds,
-        "closed.client_cpu_share": client_cpu / seconds,
-        "closed.others_server_core": others(opts.server_cpu, server_cpu),
-        "closed.others_client_core": others(opts.client_cpu, client_cpu),
+        "closed.server_cpu_us": 1e6 * cpu.server / max(count, 1),
+        "closed.server_cpu_share": cpu.server / seconds,
+        "closed.client_cpu_share": cpu.client / seconds,
+        "closed.others_server_core": cpu.others_server_core / seconds,
+        "closed.others_client_core": cpu.others_client_core / seconds,
     }
 
 
@@ -824,21 +831,27 @@ async def open_loop(server: Server, opts: Options, tally: Tally) -> Result:
     rng = random.Random(opts.seed)
     tables = await seat_tables(server.port, [6] * opts.open_rooms, rng, tally, start=True)
     result: Result = {}
+    others = [0.0, 0.0]
     try:
         for rate in opts.rates:
             begin = now() + 0.2
             end = begin + opts.warmup + opts.open_seconds
-            (latencies, completed, late), server_cpu = await asyncio.gather(
+            (latencies, completed, late), cpu = await asyncio.gather(
                 open_window(tables, rate, begin, end, opts.warmup),
-                cpu_between(server, begin + opts.warmup, end),
+                measure_cpu(server, opts, begin + opts.warmup, end),
             )
             prefix = f"open.{rate}"
             result |= latency_summary(prefix, latencies)
             result[f"{prefix}.achieved"] = completed / opts.open_seconds
-            result[f"{prefix}.server_cpu_us"] = 1e6 * server_cpu / max(completed, 1)
+            result[f"{prefix}.server_cpu_us"] = 1e6 * cpu.server / max(completed, 1)
             result[f"{prefix}.client_late_ms"] = 1000 * late
+            others[0] += cpu.others_server_core
+            others[1] += cpu.others_client_core
     finally:
         close_tables(tables)
+    seconds = len(opts.rates) * opts.open_seconds
+    result["open.others_server_core"] = others[0] / seconds
+    result["open.others_client_core"] = others[1] / seconds
     return result
 
 
@@ -872,10 +885,11 @@ async def stall(server: Server, opts: Options, tally: Tally) -> Result:
         probes = await open_probes(server.port, opts.probes)
         begin = now() + 1.0
         end = begin + opts.stall_seconds
-        (latencies, completed, _), waits, lag = await asyncio.gather(
+        (latencies, completed, _), waits, lag, cpu = await asyncio.gather(
             open_window(tables, opts.stall_rate, begin, end, 0.0),
             beat_probes(probes, opts.probe_interval, begin, end),
             loop_lag(begin, end),
+            measure_cpu(server, opts, begin, end),
         )
     finally:
         close_tables(tables)
@@ -885,6 +899,9 @@ async def stall(server: Server, opts: Options, tally: Tally) -> Result:
     result["stall.pause_p99_ms"] = 1000 * percentile(ordered, 0.99)
     result["stall.achieved"] = completed / opts.stall_seconds
     result["stall.client_lag_ms"] = 1000 * lag
+    result["stall.server_cpu_share"] = cpu.server / opts.stall_seconds
+    result["stall.others_server_core"] = cpu.others_server_core / opts.stall_seconds
+    result["stall.others_client_core"] = cpu.others_client_core / opts.stall_seconds
     return result
 
 
@@ -942,6 +959,9 @@ def rows(opts: Options) -> Iterator[Row]:
             yield Row(f"open.{rate}.max_ms", f"{name}: max latency", "ms", 1)
             yield Row(f"open.{rate}.server_cpu_us", f"{name}: server CPU per action", "µs")
             yield Row(f"open.{rate}.achieved", f"{name}: achieved", "actions/s")
+        name = f"open ({opts.open_rooms} rooms)"
+        yield Row("open.others_server_core", f"{name}: others on server core", "cores", 2, False)
+        yield Row("open.others_client_core", f"{name}: others on generator core", "cores", 2, False)
     if "memory" in opts.modes:
         for count in sorted(opts.memory_counts):
             yield Row(f"memory.{count}.kib_per_conn", f"idle, {count} conns: RSS", "KiB/conn", 1)
@@ -954,6 +974,11 @@ def rows(opts: Options) -> Iterator[Row]:
         yield Row("stall.action.max_ms", f"{name}: action max", "ms", 1)
         yield Row("stall.achieved", f"{name}: achieved", "actions/s")
         yield Row("stall.client_lag_ms", f"{name}: generator's own worst lag", "ms", 1, False)
+        yield Row("stall.server_cpu_share", f"{name}: server CPU busy", "cores", 2, False)
+        yield Row("stall.others_server_core", f"{name}: others on server core", "cores", 2, False)
+        yield Row(
+            "stall.others_client_core", f"{name}: others on generator core", "cores", 2, False
+        )
 
 
 def medians(runs: list[Result]) -> Result:
