@@ -1,8 +1,10 @@
 """A TCP proxy a test controls: forwards 127.0.0.1:<port> to a target until told to cut.
 
 `cut()` resets every connection through it and refuses new ones (each is accepted and reset
-at once, so the port stays ours); `restore()` forwards again. Threads, not asyncio, so a test
-can drive it from synchronous code while a server runs in another process.
+at once, so the port stays ours); `blackhole()` resets them too but then accepts new ones and
+never answers, as a network that drops packets would; `restore()` forwards again. Threads,
+not asyncio, so a test can drive it from synchronous code while a server runs in another
+process.
 """
 
 from __future__ import annotations
@@ -35,6 +37,8 @@ class TcpProxy:
         self._lock = threading.Lock()
         self._open: set[socket.socket] = set()
         self._cut = False
+        self._blackhole = False
+        self._held: list[socket.socket] = []  # connections accepted into the black hole
         self._closing = False
         self.accepted = 0
         self.refused = 0
@@ -49,9 +53,18 @@ class TcpProxy:
         for sock in sockets:
             reset(sock)
 
+    def blackhole(self) -> None:
+        """Reset every open connection; accept new ones but never forward a byte."""
+        with self._lock:
+            self._blackhole = True
+        self.cut()
+
     def restore(self) -> None:
         with self._lock:
-            self._cut = False
+            self._cut = self._blackhole = False
+            held, self._held = self._held, []
+        for sock in held:
+            reset(sock)
 
     @property
     def connections(self) -> int:
@@ -61,6 +74,7 @@ class TcpProxy:
 
     def close(self) -> None:
         self._closing = True
+        self.restore()
         self.cut()
         reset(self._listener)
         self._acceptor.join(timeout=5)
@@ -73,6 +87,9 @@ class TcpProxy:
                 return
             with self._lock:
                 refuse = self._cut or self._closing
+                if self._blackhole and not self._closing:
+                    self._held.append(client)
+                    continue
             if refuse:
                 self.refused += 1
                 reset(client)

@@ -241,6 +241,16 @@ def test_the_database_goes_away_and_comes_back(tmp_path: Path, fault_db: str) ->
                 "the saved game's id in the journal",
             )
             tokens = [p.token for p in (*players, cid, dan)]
+
+            # A network that drops packets: new connections hang, until connect_timeout.
+            proxy.blackhole()
+            status, body, took = health(base)
+            print(f"/healthz answered {status} in {took:.3f} s with the database black-holed")
+            assert (status, body["database"]) == (503, "unreachable")
+            assert play(players, 2, rng) > 0 or players[0].state["phase"] == "finished"
+            proxy.restore()
+            wait_for(lambda: health(base)[0] == 200, LAND_TIMEOUT, "healthy again")
+            before = [player.state for player in players]
         first_log = log.read_text()
 
         with running_server(tmp_path, **env) as base, ExitStack() as sockets:
