@@ -8,7 +8,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import time
+from collections import deque
+from collections.abc import Coroutine, Generator
+from typing import Any
 
 from fastapi import APIRouter, WebSocket
 from starlette.websockets import WebSocketDisconnect
@@ -38,46 +42,95 @@ CLOSE_WAIT_SECONDS = 5.0
 
 
 class WsConnection:
-    """A room's handle on one socket: sends are queued, so a slow client never blocks a room."""
+    """A room's handle on one socket. A frame goes out at once when the socket can take it,
+    with no task switch; while the client's transport is paused, frames wait in a bounded
+    outbox behind a writer task, so a slow client never blocks a room."""
 
     def __init__(self, websocket: WebSocket) -> None:
         self._ws = websocket
-        self._outbox: asyncio.Queue[str | CloseCode] = asyncio.Queue()
+        self._outbox: deque[str | CloseCode] = deque()
+        self._writer: asyncio.Task[None] | None = None  # only while frames wait
         self.closed = False
-        self._writer = asyncio.create_task(self._write())
 
     def send(self, text: str) -> None:
         if self.closed:
             return
-        if self._outbox.qsize() >= OUTBOX_LIMIT:
+        if self._writer is None:
+            self._push(text)
+        elif len(self._outbox) >= OUTBOX_LIMIT:
             self.close(CloseCode.POLICY_VIOLATION)
-            return
-        self._outbox.put_nowait(text)
+        else:
+            self._outbox.append(text)
 
     def close(self, code: CloseCode) -> None:
-        """Close after the frames already queued have gone out."""
+        """Close after the frames already waiting have gone out."""
         if not self.closed:
             self.closed = True
-            self._outbox.put_nowait(code)
+            if self._writer is None:
+                self._push(code)
+            else:
+                self._outbox.append(code)
 
-    async def _write(self) -> None:
-        with contextlib.suppress(WebSocketDisconnect, RuntimeError, OSError):
-            while True:
-                item = await self._outbox.get()
-                if isinstance(item, CloseCode):
-                    await self._ws.close(item)
-                    return
-                await self._ws.send_text(item)
+    def _push(self, item: str | CloseCode) -> None:
+        """Send `item` now: the ASGI send completes in one step unless the transport is
+        paused, and then a writer task finishes it and sends whatever waits behind it."""
+        sending = self._ws.close(item) if isinstance(item, CloseCode) else self._ws.send_text(item)
+        try:
+            waiting = sending.send(None)
+        except StopIteration:
+            return  # sent
+        except (WebSocketDisconnect, RuntimeError, OSError):
+            self.closed = True  # the client is gone
+            return
+        self._writer = asyncio.ensure_future(self._drain(Resumed(sending, waiting)))
+
+    async def _drain(self, first: Resumed) -> None:
+        try:
+            with contextlib.suppress(WebSocketDisconnect, RuntimeError, OSError):
+                await first
+                while self._outbox:
+                    item = self._outbox.popleft()
+                    if isinstance(item, CloseCode):
+                        await self._ws.close(item)
+                        return
+                    await self._ws.send_text(item)
+        finally:
+            self._writer = None
 
     async def finish(self) -> None:
-        """Let a requested close go out (bounded), else stop the writer."""
-        if self.closed:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.shield(self._writer), CLOSE_WAIT_SECONDS)
+        """Let frames still waiting (and a requested close) go out, bounded, then stop."""
         self.closed = True
-        self._writer.cancel()
+        writer = self._writer
+        if writer is None:
+            return
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(writer), CLOSE_WAIT_SECONDS)
+        writer.cancel()
         with contextlib.suppress(asyncio.CancelledError):
-            await self._writer
+            await writer
+
+
+class Resumed:
+    """The rest of a coroutine that was stepped by hand and stopped at `waiting` (a future it
+    waits on), as an awaitable a task can drive like any other."""
+
+    def __init__(self, coroutine: Coroutine[Any, Any, None], waiting: Any) -> None:
+        self._coroutine = coroutine
+        self._waiting = waiting
+
+    def __await__(self) -> Generator[Any, None, None]:
+        waiting = self._waiting
+        while True:
+            try:
+                yield waiting
+            except BaseException as error:  # cancelled while waiting: the send sees it
+                step = functools.partial(self._coroutine.throw, error)
+            else:
+                step = functools.partial(self._coroutine.send, None)
+            try:
+                waiting = step()
+            except StopIteration:
+                return
 
 
 @router.websocket("/ws/{room_id}")
