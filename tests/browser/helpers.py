@@ -44,11 +44,14 @@ OVERFLOW = """() => {
 class Player:
     """One person at one browser context: the page plus every `state` it was sent, by seq."""
 
-    def __init__(self, browser: Browser, base: str, name: str) -> None:
+    def __init__(
+        self, browser: Browser, base: str, name: str, viewport: ViewportSize = PHONE
+    ) -> None:
         self.name = name
         self.base = base
+        mobile = viewport["width"] < 1000
         self.context: BrowserContext = browser.new_context(
-            viewport=PHONE, device_scale_factor=2, is_mobile=True, has_touch=True
+            viewport=viewport, device_scale_factor=2, is_mobile=mobile, has_touch=mobile
         )
         self.context.set_default_timeout(TIMEOUT_MS)
         self.page: Page = self.context.new_page()
@@ -131,3 +134,12 @@ def wait_for_answer(player: Player, seq_before: str) -> None:
                   || !document.getElementById("reveal").hidden""",
         arg=seq_before,
     )
+
+
+def call(player: Player, which: str) -> None:
+    """Dudo or Calza as a person taps it: the first tap arms the button, the second sends."""
+    button = player.page.locator(f"#{which}-btn")
+    button.click()
+    assert button.inner_text().startswith(which.capitalize())
+    assert "armed" in (button.get_attribute("class") or "")
+    button.click()

@@ -10,7 +10,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser
 
-from tests.browser.helpers import Player, wait_for_answer
+from tests.browser.helpers import Player, call, wait_for_answer
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -237,13 +237,13 @@ def play_to_the_end(players: list[Player], room_id: str, screenshots: Path) -> N
         if callers and round_["number"] % 3 == 0 and round_["bid"] is not None:
             caller = callers[0]
             seq = caller.page.get_attribute("#room", "data-seq") or ""
-            caller.page.click("#calza-btn")
+            call(caller, "calza")
             wait_for_answer(caller, seq)
             calzas += 1
             continue
         seq = actor.page.get_attribute("#room", "data-seq") or ""
         if round_["bid"] is not None and len(round_["bids"]) >= 2:
-            actor.page.click("#dudo-btn")
+            call(actor, "dudo")
         else:
             if round_["number"] % 2 == 0 and actor.page.is_enabled("#qty-up"):
                 actor.page.click("#qty-up")

@@ -96,7 +96,6 @@ def test_history_and_autoplayed_moves_fill_the_game_log(anna: tuple[Player, Wire
     page.reload()
     page.wait_for_selector("#table:not([hidden])")
     page.wait_for_selector("#log:not([hidden])")
-    page.click("#log summary")
     first = page.inner_text('#log-list li[data-round="1"]')
     assert first.startswith("Round 1")
     assert "called dudo on 3 fours; there were 3." in first

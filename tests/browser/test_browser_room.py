@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import Browser, WebSocketRoute
 
 from app.protocol import ErrorCode
-from tests.browser.helpers import Player, wait_for_answer
+from tests.browser.helpers import Player, call, wait_for_answer
 
 pytestmark = pytest.mark.browser
 
@@ -107,14 +107,14 @@ def test_bots_levels_timer_and_keyboard_play(host: Player, browser: Browser) -> 
     assert host.page.input_value("#room-turn_seconds") == "60"
     host.page.click("#start-btn")
     host.page.wait_for_selector("#actions[data-my-turn=true]")
-    assert host.page.locator("#opponents .badge.bot").count() == 2
+    assert host.page.locator("#players .badge.bot").count() == 2
 
     # A spectator sees every player as a cup, and no dice at all.
     spectator = browser.new_context()
     watcher = spectator.new_page()
     watcher.goto(host.page.url)
     watcher.wait_for_selector("#table:not([hidden])")
-    assert watcher.locator("#opponents .opp").count() == 3
+    assert watcher.locator("#players .opp").count() == 3
     assert watcher.is_hidden("#me") and watcher.is_hidden("#actions")
     assert watcher.locator("[data-die]").count() == 0
     spectator.close()
@@ -161,19 +161,22 @@ def test_a_seat_left_behind_shows_the_bot_playing_it(browser: Browser, live_serv
         anna.page.click("#start-btn")
         bela.page.wait_for_selector("#table:not([hidden])")
         bela.page.close()  # Béla's phone goes away; on his turn after the grace, a bot plays
-        anna.page.wait_for_selector("#opponents .dot.off")
+        anna.page.wait_for_selector("#players .dot.off")
         deadline = time.monotonic() + 30
-        while anna.page.locator("#opponents .badge.auto").count() == 0:
+        while anna.page.locator("#players .badge.auto").count() == 0:
             assert time.monotonic() < deadline, "no bot took over Béla's seat"
             if anna.revealing():
                 anna.page.click("#reveal-next")
             elif anna.my_turn():
                 seq = anna.page.get_attribute("#room", "data-seq")
-                anna.page.click("#dudo-btn" if anna.page.is_enabled("#dudo-btn") else "#bid-btn")
+                if anna.page.is_enabled("#dudo-btn"):
+                    call(anna, "dudo")
+                else:
+                    anna.page.click("#bid-btn")
                 wait_for_answer(anna, seq or "")
             else:
                 anna.page.wait_for_timeout(100)
-        assert anna.page.locator("#opponents .badge.auto").inner_text() == "Bot playing"
+        assert anna.page.locator("#players .badge.auto").inner_text() == "Bot playing"
     finally:
         anna.close()
         bela.close()

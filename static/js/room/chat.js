@@ -1,6 +1,6 @@
-// The chat: lines as sent (always text, never markup), an unread count while it is folded, and
-// the form for seated players.
-import { byId, h } from "../dom.js";
+// The chat: lines as sent (always text, never markup), an unread count in the table's top bar
+// and a short toast while the panel is closed or off screen, and the form for seated players.
+import { byId, h, toast } from "../dom.js";
 
 const KEEP = 100; // lines kept on the page
 
@@ -8,10 +8,7 @@ const KEEP = 100; // lines kept on the page
 export function mount(ctx) {
   const chat = byId("chat");
   chat.addEventListener("toggle", () => {
-    if (chat.open) {
-      byId("chat-unread").hidden = true;
-      byId("chat-unread").textContent = "";
-    }
+    if (chat.open) clearUnread();
   });
   byId("chat-form").addEventListener("submit", (event) => {
     event.preventDefault();
@@ -21,20 +18,33 @@ export function mount(ctx) {
   });
 }
 
+function clearUnread() {
+  byId("chat-unread").hidden = true;
+  byId("chat-unread").textContent = "";
+}
+
 export function render(state) {
   byId("chat").hidden = false;
   byId("chat-form").hidden = state.you.seat === null;
 }
 
-/** Add one `chat` message. */
-export function append(msg) {
+function onScreen(el) {
+  const box = el.getBoundingClientRect();
+  return box.bottom > 0 && box.top < window.innerHeight;
+}
+
+/** Add one `chat` message. @param {number|null} youSeat */
+export function append(msg, youSeat = null) {
   const log = byId("chat-log");
   log.append(h("li", {}, h("strong", {}, msg.name), " ", msg.text));
   while (log.children.length > KEEP) log.firstElementChild.remove();
   log.scrollTop = log.scrollHeight;
-  if (!byId("chat").open) {
+  const chat = byId("chat");
+  if (msg.seat === youSeat) return;
+  if (!chat.open) {
     const badge = byId("chat-unread");
     badge.textContent = String(Number(badge.textContent || "0") + 1);
     badge.hidden = false;
   }
+  if (!chat.open || !onScreen(log)) toast(`${msg.name}: ${msg.text.slice(0, 80)}`);
 }

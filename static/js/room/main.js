@@ -7,19 +7,22 @@ import { JOIN_FAILURES, errorText } from "../codes.js";
 import { forgetSeatToken, keepSeatToken, rememberName, savedName, seatToken, takeJoinWish } from "../seat.js";
 import { Connection } from "./connection.js";
 import { savedPlaces } from "./places.js";
+import * as alerts from "./alerts.js";
+import * as calls from "./calls.js";
 import * as chat from "./chat.js";
 import * as end from "./end.js";
 import * as log from "./log.js";
 import * as lobby from "./lobby.js";
 import * as picker from "./picker.js";
+import * as playerlist from "./playerlist.js";
 import * as reveal from "./reveal.js";
 import * as seats from "./seats.js";
 import * as status from "./status.js";
 import * as table from "./table.js";
+import * as tools from "./tools.js";
 
 const REVEAL_MS = 3800;
 const PENDING_MS = 3000; // give up waiting for an action's answer after this
-const LOG_KEEP = 300;
 
 const roomId = document.body.dataset.room;
 const root = byId("room");
@@ -36,8 +39,6 @@ const page = {
   pending: false, // an action was sent; its state has not come back yet
   pendingTimer: null,
   clockOffset: 0, // server clock minus local clock, seconds
-  log: [], // this game's log: {round} and {autoplayed} entries, oldest first
-  logFresh: false, // the log was just replaced by the server's `history`
 };
 
 /** What the views get: page-level facts as they are now, and the actions they may take. */
@@ -49,19 +50,19 @@ function context() {
     ready: page.online && !page.pending, // connected, and no action of ours awaits its answer
     clockOffset: page.clockOffset,
     reveal: page.reveal,
-    log: page.log,
     act,
     say: (text) => send({ type: "chat", text }),
     join,
     leave,
     retry,
     endReveal,
+    showReveal: (result) => page.reveal === null && startReveal(result),
     placesFor,
   };
 }
 
 // Drawn on every state, in this order (the end card before the picker measures the page).
-const VIEWS = [lobby, seats, table, end, picker, log, chat];
+const VIEWS = [lobby, seats, table, playerlist, end, picker, calls, log, chat, tools, alerts];
 
 const conn = new Connection(roomId, { hello, onMessage, onStatus });
 const placesFor = savedPlaces((gameId) => {
@@ -85,8 +86,7 @@ function onMessage(msg) {
       if (msg.seat !== null) page.joining = null;
       break;
     case "history":
-      page.log = (Array.isArray(msg.rounds) ? msg.rounds : []).map((round) => ({ round }));
-      page.logFresh = true;
+      log.reset(msg.rounds);
       break;
     case "state":
       receiveState(msg);
@@ -97,7 +97,7 @@ function onMessage(msg) {
       pump();
       break;
     case "chat":
-      chat.append(msg);
+      chat.append(msg, page.state?.you.seat ?? null);
       break;
     case "error":
       receiveError(msg.code);
@@ -141,6 +141,7 @@ function pump() {
       render(item.state);
     } else if (item.autoplayed) {
       addToLog({ autoplayed: item.autoplayed });
+      alerts.autoplayed(item.autoplayed, page.state);
     } else {
       addToLog({ round: item.round_result });
       startReveal(item.round_result);
@@ -165,8 +166,7 @@ function retry() {
 function render(state) {
   const before = page.state?.phase;
   if (before && before !== state.phase) window.scrollTo(0, 0);
-  if (state.phase === "playing" && (before === "lobby" || before === "finished") && !page.logFresh) page.log = [];
-  page.logFresh = false;
+  log.phaseChange(before, state.phase);
   page.state = state;
   root.dataset.phase = state.phase;
   root.dataset.seq = String(state.seq);
@@ -178,9 +178,7 @@ function render(state) {
 }
 
 function addToLog(entry) {
-  if (entry.round && page.log.some((e) => e.round?.round === entry.round.round)) return;
-  page.log.push(entry);
-  if (page.log.length > LOG_KEEP) page.log.shift();
+  log.add(entry, page.state?.you.seat ?? null);
   if (page.state && !page.closed) log.render(page.state, context());
 }
 
@@ -241,7 +239,7 @@ function leave() {
 
 // --- Start -----------------------------------------------------------------------------------
 
-for (const view of [status, lobby, picker, reveal, end, chat]) view.mount(context());
+for (const view of [status, lobby, picker, calls, reveal, end, chat, tools, alerts]) view.mount(context());
 setInterval(() => table.renderTimer(page.state, context()), 250);
 if (!seatToken(roomId) && takeJoinWish(roomId) && savedName()) page.joining = savedName();
 conn.connect();

@@ -1,5 +1,5 @@
-// Your controls at the table: the bid picker (a quantity stepper and six face buttons), Dudo and
-// Calza. What they offer comes only from the state's `you.legal` (the engine's answer); no rule
+// Your controls at the table: the bid picker (a quantity stepper and six face buttons); Dudo and
+// Calza are calls.js. What they offer comes only from the state's `you.legal` (the engine's answer); no rule
 // is re-implemented here.
 import { byId, fill } from "../dom.js";
 import { dieSvg, faceName } from "../dice.js";
@@ -30,11 +30,9 @@ export function leastRaise(minQuantity, standing) {
 let picker = null;
 let lastTurnKey = null; // the last turn of yours the page was scrolled to
 
-/** Build the picker and wire the calls once. @param {{act: (msg: object) => void}} ctx */
+/** Build the picker once. @param {{act: (msg: object) => void}} ctx */
 export function mount(ctx) {
   picker = new BidPicker((bid) => ctx.act({ type: "bid", ...bid }));
-  byId("dudo-btn").addEventListener("click", () => ctx.act({ type: "dudo" }));
-  byId("calza-btn").addEventListener("click", () => ctx.act({ type: "calza" }));
 }
 
 /** @param {{ready: boolean}} ctx  ready: connected, and no action of ours awaits its answer */
@@ -51,21 +49,17 @@ export function render(state, ctx) {
   actions.dataset.myTurn = String(myTurn);
   const legal = state.you.legal;
   picker.update(legal, round, myTurn && ctx.ready);
-  byId("dudo-btn").disabled = !(legal.dudo && ctx.ready);
-  const calza = byId("calza-btn");
-  calza.hidden = !state.settings.calza;
-  calza.disabled = !(legal.calza && ctx.ready);
   if (myTurn) bringIntoView(`${round.number}:${round.bids.length}`);
 }
 
-/** Once per turn of yours: scroll so the standing bid and your controls are both on screen. */
+/** Once per turn of yours: scroll the least that brings your controls on screen. */
 function bringIntoView(turnKey) {
   if (lastTurnKey === turnKey) return;
   lastTurnKey = turnKey;
-  const bottom = byId("actions").getBoundingClientRect().bottom;
-  if (bottom > window.innerHeight || byId("center").getBoundingClientRect().top < 0) {
+  const actions = byId("actions");
+  if (actions.getBoundingClientRect().bottom > window.innerHeight) {
     const smooth = !window.matchMedia("(prefers-reduced-motion: reduce)").matches;
-    byId("center").scrollIntoView({ block: "start", behavior: smooth ? "smooth" : "auto" });
+    actions.scrollIntoView({ block: "end", behavior: smooth ? "smooth" : "auto" });
   }
 }
 
@@ -194,10 +188,11 @@ class BidPicker {
       const min = this.min(this.face);
       text =
         this.face === ACE
-          ? `Switching to aces: from ${min} ${faceName(ACE, min)}${this.palifico ? "." : " (aces are wild, so fewer are needed)."}`
+          ? `Switching to aces: from ${min} ${faceName(ACE, min)}${this.palifico ? "." : " (wild, so fewer)."}`
           : `Leaving aces: at least ${min} ${faceName(this.face, min)}.`;
     }
     note.textContent = text;
-    note.hidden = text === "";
+    note.hidden = false;
+    note.classList.toggle("blank", text === ""); // the note's room stays: nothing moves
   }
 }

@@ -1,0 +1,40 @@
+// The table's top bar: the chat one tap away with its unread count, and Leave; links out of a
+// running game ask first.
+import { byId } from "../dom.js";
+import { player } from "./people.js";
+
+const TEXT = {
+  leave: "Leave this game? A bot will play your seat from now on.",
+  goAway: "Leave the game in progress? A bot will play your seat until you come back.",
+};
+
+let seatedInGame = false;
+
+/** @param {{leave: () => void}} ctx */
+export function mount(ctx) {
+  byId("chat-open").addEventListener("click", () => {
+    const chat = byId("chat");
+    chat.open = true;
+    chat.scrollIntoView({ block: "end" });
+    const input = byId("chat-text");
+    if (!byId("chat-form").hidden) input.focus({ preventScroll: true });
+  });
+  byId("game-leave").addEventListener("click", () => {
+    if (window.confirm(TEXT.leave)) ctx.leave();
+  });
+  document.addEventListener(
+    "click",
+    (event) => {
+      const link = event.target instanceof Element ? event.target.closest("a[href]") : null;
+      if (!link || !seatedInGame || link.getAttribute("href").startsWith("#")) return;
+      if (!window.confirm(TEXT.goAway)) event.preventDefault();
+    },
+    true,
+  );
+}
+
+export function render(state) {
+  const you = state.you.seat === null ? null : player(state, state.you.seat);
+  seatedInGame = state.phase === "playing" && you !== null && !you.out;
+  byId("game-leave").hidden = !seatedInGame;
+}
