@@ -664,6 +664,8 @@ class Options:
     server_cpu: int | None
     client_cpu: int | None
     snapshot: bool
+    max_noise: float
+    noise_retries: int
     seed: int
     retries: int
     closed_rooms: int
@@ -1019,8 +1021,45 @@ def table(opts: Options, results: dict[str, list[Result]]) -> str:
 # ----- main -----------------------------------------------------------------------------------
 
 
+async def run_once(
+    mode: str, stack: str, label: str, home: Path, source: Path | None, opts: Options
+) -> tuple[Result | None, Tally, list[str]]:
+    """One run of one mode on a fresh server: its figures (None if it failed), its tally and
+    the problems seen."""
+    tally = Tally()
+    problems: list[str] = []
+    try:
+        server = await start_server(stack, opts.server_cpu, home, source, opts.retries)
+    except RuntimeError as exc:
+        return None, tally, [f"{label}: {exc}"]
+    result: Result | None = None
+    gc.collect()
+    gc.disable()  # the generator's own collections would read as server pauses
+    try:
+        result = await asyncio.wait_for(MODES[mode](server, opts, tally), budget(mode, opts))
+        print(f"  {_brief(result)}", file=sys.stderr, flush=True)
+    except Exception as exc:
+        problems.append(f"{label}: {type(exc).__name__}: {exc}")
+        print(f"  failed: {exc!r}", file=sys.stderr, flush=True)
+    finally:
+        gc.enable()
+        server.stop()
+        await asyncio.sleep(0.5)  # the closed sockets' last callbacks
+    print(f"  {tally.summary()}", file=sys.stderr, flush=True)
+    if tally.errors or tally.lost:
+        problems.append(f"{label}: {tally.summary()}")
+    if server.tracebacks():
+        problems.append(f"{label}: server log has tracebacks:\n{server.tail()}")
+    return result, tally, problems
+
+
 async def run(opts: Options) -> dict[str, Any]:
-    """Every mode, round by round, the stacks alternating; a fresh server for each run."""
+    """Every mode, round by round, the stacks alternating; a fresh server for each run.
+
+    On a shared machine other processes sometimes take a large share of the server's core
+    for minutes; a run during which they took more than `max_noise` of it is done again (at
+    most `noise_retries` times) and the quietest attempt is kept.
+    """
     results: dict[str, list[Result]] = {stack: [] for stack in opts.stacks}
     runs: list[dict[str, Any]] = []
     problems: list[str] = []
@@ -1035,40 +1074,26 @@ async def run(opts: Options) -> dict[str, Any]:
             for round_no in range(1, opts.rounds + 1):
                 for stack in opts.stacks:
                     label = f"{mode} round {round_no}/{opts.rounds} {stack}"
-                    print(f"- {label}", file=sys.stderr, flush=True)
-                    tally = Tally()
                     run: dict[str, Any] = {"mode": mode, "round": round_no, "stack": stack}
-                    try:
-                        server = await start_server(
-                            stack, opts.server_cpu, home, source, opts.retries
-                        )
-                    except RuntimeError as exc:
-                        problems.append(f"{label}: {exc}")
-                        runs.append(run)
-                        continue
-                    gc.collect()
-                    gc.disable()  # the generator's own collections would read as server pauses
-                    try:
-                        result = await asyncio.wait_for(
-                            MODES[mode](server, opts, tally), budget(mode, opts)
-                        )
-                        results[stack].append(result)
-                        run["result"] = result
-                        print(f"  {_brief(result)}", file=sys.stderr, flush=True)
-                    except Exception as exc:
-                        problems.append(f"{label}: {type(exc).__name__}: {exc}")
-                        print(f"  failed: {exc!r}", file=sys.stderr, flush=True)
-                    finally:
-                        gc.enable()
-                        server.stop()
-                        await asyncio.sleep(0.5)  # the closed sockets' last callbacks
-                    run["tally"] = tally.summary()
+                    best: tuple[float, Result, Tally] | None = None
+                    noises: list[float] = []
+                    for attempt in range(opts.noise_retries + 1):
+                        again = f" (again: {noises[-1]:.2f} cores taken)" if attempt else ""
+                        print(f"- {label}{again}", file=sys.stderr, flush=True)
+                        result, tally, seen = await run_once(mode, stack, label, home, source, opts)
+                        problems += seen
+                        if result is None:
+                            break
+                        noise = result.get(f"{mode}.others_server_core", 0.0)
+                        noises.append(noise)
+                        if best is None or noise < best[0]:
+                            best = (noise, result, tally)
+                        if noise <= opts.max_noise:
+                            break
+                    if best is not None:
+                        results[stack].append(best[1])
+                        run |= {"result": best[1], "tally": best[2].summary(), "noise": noises}
                     runs.append(run)
-                    print(f"  {run['tally']}", file=sys.stderr, flush=True)
-                    if tally.errors or tally.lost:
-                        problems.append(f"{label}: {run['tally']}")
-                    if server.tracebacks():
-                        problems.append(f"{label}: server log has tracebacks:\n{server.tail()}")
     return {"tree": tree, "results": results, "runs": runs, "problems": problems}
 
 
@@ -1104,6 +1129,13 @@ def parse_args(argv: list[str] | None) -> tuple[Options, str | None]:
     add("--server-cpu", type=int, default=0, help="CPU the server is pinned to (-1: none)")
     add("--client-cpu", type=int, default=1, help="CPU this generator is pinned to (-1: none)")
     add("--start-retries", type=int, default=5)
+    add(
+        "--max-noise",
+        type=float,
+        default=0.25,
+        help="repeat a run during which other processes took more of the server's core (cores)",
+    )
+    add("--noise-retries", type=int, default=2, help="repeats of a noisy run at most")
     add(
         "--live-tree",
         action="store_true",
@@ -1144,6 +1176,8 @@ def parse_args(argv: list[str] | None) -> tuple[Options, str | None]:
         server_cpu=args.server_cpu if args.server_cpu >= 0 else None,
         client_cpu=client_cpu,
         snapshot=not args.live_tree,
+        max_noise=args.max_noise,
+        noise_retries=args.noise_retries,
         seed=args.seed,
         retries=args.start_retries,
         closed_rooms=args.closed_rooms,
