@@ -162,20 +162,21 @@ class Player:
 
     async def open(self, hello: Message) -> ClientConnection:
         """A new socket that has said `hello` (retried while the server is busy)."""
-        for attempt in range(20):
+        for attempt in range(40):
             try:
-                ws = await connect(
-                    self.table.ws_url,
-                    open_timeout=20,
-                    close_timeout=2,
-                    ping_interval=None,
-                    max_queue=None,
-                    compression=None,
-                )
+                async with self.table.connecting:
+                    ws = await connect(
+                        self.table.ws_url,
+                        open_timeout=20,
+                        close_timeout=2,
+                        ping_interval=None,
+                        max_queue=None,
+                        compression=None,
+                    )
                 await ws.send(orjson.dumps(hello).decode())
                 return ws
-            except (OSError, InvalidHandshake, TimeoutError):
-                await asyncio.sleep(0.1 * (attempt + 1))
+            except (OSError, InvalidHandshake, TimeoutError, ConnectionClosed):
+                await asyncio.sleep(min(2.0, 0.1 * (attempt + 1)))
         raise RuntimeError(f"{self.name} could not connect")
 
     async def run(self) -> None:
@@ -280,8 +281,8 @@ class Player:
     def drop(self, kind: str) -> None:
         """Lose the connection now: `close`, `reset` or `stall`."""
         ws, reader = self.ws, self.reader
-        if ws is None or reader is None or reader.done() or self.finished:
-            return
+        if ws is None or reader is None or reader.done() or self.finished or self.token is None:
+            return  # not seated yet (a join has no token to resume with), or done
         self.ws = None
         self.table.tally.drops[kind] += 1
         if kind == "close":
@@ -322,26 +323,46 @@ def choose(state: Message, rng: random.Random) -> Message:
 
 class Table:
     def __init__(
-        self, base: str, room_id: str, rng: random.Random, tally: Tally, args: argparse.Namespace
+        self,
+        base: str,
+        room_id: str,
+        rng: random.Random,
+        tally: Tally,
+        args: argparse.Namespace,
+        connecting: asyncio.Semaphore,
     ) -> None:
         self.base, self.room_id, self.tally = base, room_id, tally
+        self.connecting = connecting  # bounds the handshakes in flight, all rooms together
         self.ws_url = base.replace("http://", "ws://") + f"/ws/{room_id}"
         self.think = args.think
         self.drop_after_move = args.drop_after_move
         self.sent: list[tuple[int, int | None, Message]] = []
         self.players = [Player(self, i, random.Random(rng.random())) for i in range(PLAYERS)]
 
-    async def play(self) -> None:
+    async def play(self, http: httpx.AsyncClient) -> None:
+        """Seat six, start, play to the end under chaos, then verify at once (before the
+        finished room expires)."""
         tasks = []
         for player in self.players:  # in order: the first to join hosts
             tasks.append(asyncio.create_task(player.run()))
-            await player.joined.wait()
+            joined = asyncio.create_task(player.joined.wait())
+            await asyncio.wait([joined, tasks[-1]], return_when=asyncio.FIRST_COMPLETED)
+            if not player.joined.is_set():
+                joined.cancel()
+                for task in tasks:
+                    task.cancel()
+                raise RuntimeError(f"{player.name} could not join: {tasks[-1].exception()!r}")
         host = self.players[0]
         while len(host.state.get("players", [])) < PLAYERS:
             await asyncio.sleep(0.02)
         assert host.ws is not None
         await host.ws.send('{"type":"start"}')
-        await asyncio.gather(*tasks)
+        try:
+            await asyncio.gather(*tasks)
+        finally:
+            for task in tasks:
+                task.cancel()
+        await self.verify(http)
 
     async def verify(self, http: httpx.AsyncClient) -> None:
         """The verdict for this room, once every player holds the saved game."""
@@ -429,7 +450,7 @@ async def chaos(tables: list[Table], tally: Tally, args: argparse.Namespace) -> 
     rng = random.Random(args.seed)
     while True:
         await asyncio.sleep(rng.uniform(0.5, 1.5) * args.wave)
-        connected = [p for t in tables for p in t.players if p.ws is not None and not p.finished]
+        connected = [p for t in tables for p in t.players if p.ws and p.token and not p.finished]
         for player in rng.sample(connected, round(len(connected) * args.drop)):
             player.drop(rng.choice(DROP_KINDS))
 
@@ -451,24 +472,26 @@ async def play_wave(
     """One wave: `args.rooms` rooms play under chaos and are verified; (games, seconds)."""
     started = time.monotonic()
     rng = random.Random(seed)
+    connecting = asyncio.Semaphore(args.connecting)
     tables = []
     for _ in range(args.rooms):
         room = (await http.post(f"{server.base}/api/rooms", json={})).json()["room_id"]
-        tables.append(Table(server.base, room, random.Random(rng.random()), tally, args))
+        table = Table(server.base, room, random.Random(rng.random()), tally, args, connecting)
+        tables.append(table)
     monkey = asyncio.create_task(chaos(tables, tally, args))
     try:
         async with asyncio.timeout(args.timeout):
-            await asyncio.gather(*(table.play() for table in tables))
+            results = await asyncio.gather(
+                *(table.play(http) for table in tables), return_exceptions=True
+            )
+        tally.failures += [f"a table failed: {r!r}" for r in results if isinstance(r, Exception)]
     except TimeoutError:
         unfinished = sum(1 for t in tables if not all(p.finished for p in t.players))
         tally.failures.append(f"{unfinished} games did not finish in {args.timeout} s")
     finally:
         monkey.cancel()
     played = time.monotonic() - started
-    finished = [t for t in tables if all(p.finished for p in t.players)]
-    for table in finished:
-        await table.verify(http)
-    return len(finished), played
+    return sum(all(p.finished for p in t.players) for t in tables), played
 
 
 async def expired(server: Server, http: httpx.AsyncClient, tally: Tally, wait: float) -> float:
@@ -546,9 +569,10 @@ def main() -> None:
     parser.add_argument("--wave", type=float, default=2.0, help="seconds between waves (mean)")
     parser.add_argument("--drop-after-move", type=float, default=0.02)
     parser.add_argument("--think", type=float, default=0.05, help="max think time, seconds")
-    parser.add_argument("--ttl", type=float, default=2.0, help="finished/lobby room TTL")
+    parser.add_argument("--ttl", type=float, default=30.0, help="finished/lobby room TTL")
+    parser.add_argument("--connecting", type=int, default=64, help="handshakes in flight")
     parser.add_argument(
-        "--expire-wait", type=float, default=90.0, help="seconds for rooms to expire; 0: skip"
+        "--expire-wait", type=float, default=120.0, help="seconds for rooms to expire; 0: skip"
     )
     parser.add_argument("--rss-slack-mb", type=float, default=15.0)
     parser.add_argument("--timeout", type=float, default=600.0)
