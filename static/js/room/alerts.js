@@ -80,7 +80,7 @@ function alert(text) {
   setTimeout(() => {
     live.textContent = text; // a fresh node text, so the same words are read again
   }, 50);
-  if (typeof navigator.vibrate === "function") {
+  if (typeof navigator.vibrate === "function" && navigator.userActivation?.hasBeenActive !== false) {
     try {
       navigator.vibrate(200);
     } catch {

@@ -1,7 +1,7 @@
 // The end of a game: the winner, the finishing places from the saved game, the host's rematch
 // and the link to the replay.
-import { byId, fill, h } from "../dom.js";
-import { ordinal, placeItems } from "../players.js";
+import { byId, fill } from "../dom.js";
+import { placeItems } from "../players.js";
 import { isHost, nameOf } from "./people.js";
 
 /** Wire the rematch button once. @param {{act: (msg: object) => void}} ctx */
@@ -10,7 +10,7 @@ export function mount(ctx) {
 }
 
 /**
- * @param {{ready: boolean, placesFor: (gameId: string) => object[]|null}} ctx
+ * @param {{ready: boolean, placesFor: (gameId: string) => object[]|null, eliminated: () => number[]}} ctx
  *   placesFor: the saved game's players, or null while they are being fetched (the page
  *   draws again when they arrive)
  */
@@ -31,12 +31,18 @@ export function render(state, ctx) {
   renderPlaces(state, ctx);
 }
 
+/** The saved game's places once they are fetched; until then, what the page itself knows. */
 function renderPlaces(state, ctx) {
-  const list = byId("places");
-  if (!state.game_id) {
-    fill(list, h("li", { class: "place-1" }, h("span", { class: "place" }, ordinal(1)), nameOf(state, state.winner)));
-    return;
-  }
-  const players = ctx.placesFor(state.game_id);
-  if (players) fill(list, placeItems(players, state.you.seat));
+  const saved = state.game_id ? ctx.placesFor(state.game_id) : null;
+  fill(byId("places"), placeItems(saved ?? placesFromState(state, ctx.eliminated()), state.you.seat));
+}
+
+/** Winner first, then the last knocked out before the first; anyone unaccounted for last. */
+function placesFromState(state, eliminated) {
+  const order = [state.winner, ...[...eliminated].reverse()];
+  for (const p of state.players) if (!order.includes(p.seat)) order.push(p.seat);
+  return order
+    .map((seat) => state.players.find((p) => p.seat === seat))
+    .filter(Boolean)
+    .map((p, i) => ({ seat: p.seat, name: p.name, bot: p.bot, place: i + 1 }));
 }

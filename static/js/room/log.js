@@ -57,6 +57,11 @@ function noteMyMove() {
   else away = [];
 }
 
+/** Seats in the order they were knocked out of this game (as far as this page saw). */
+export function eliminated() {
+  return entries.filter((e) => e.round && e.round.eliminated !== null && e.round.eliminated !== undefined).map((e) => e.round.eliminated);
+}
+
 /** @param {{showReveal: (result: object) => void}} ctx */
 export function render(state, ctx) {
   const round = state.phase === "playing" ? state.round : null;

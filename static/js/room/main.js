@@ -58,6 +58,7 @@ function context() {
     endReveal,
     showReveal: (result) => page.reveal === null && startReveal(result),
     placesFor,
+    eliminated: log.eliminated,
   };
 }
 

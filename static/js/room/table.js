@@ -90,9 +90,9 @@ function rollOff(state) {
     "span",
     { class: "roll-off" },
     h("span", {}, TEXT.rollOff),
-    throws.map((t, i) => [
+    throws.flatMap((t, i) => [
       i > 0 ? h("span", {}, TEXT.reRoll) : null,
-      t.map((r) => h("span", { class: "roll-one" }, h("span", { class: "roll-name" }, nameOf(state, r.seat)), dieSvg(r.die, { small: true }))),
+      ...t.map((r) => h("span", { class: "roll-one" }, h("span", { class: "roll-name" }, nameOf(state, r.seat)), dieSvg(r.die, { small: true }))),
     ]),
   );
 }

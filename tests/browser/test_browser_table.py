@@ -1,0 +1,349 @@
+"""The table people choose (issue 11): six players on every screen size with nothing off screen,
+players in turn order, the dice in play, turn alerts in the title, the game log (rebuilt after
+a reload, the bot's moves for people marked), guarded calls, chat, Leave and the rematch."""
+
+from __future__ import annotations
+
+import copy
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from playwright.sync_api import Browser, Page, ViewportSize
+
+from tests.browser.helpers import Player, call, wait_for_answer
+from tests.browser.test_browser_protocol import Wire
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+TURN_TITLE = "(●) Your turn · Perudo"
+LONG_NAME = "Anna Maria Kovács"
+SIZES: list[ViewportSize] = [
+    {"width": 360, "height": 640},
+    {"width": 390, "height": 844},
+    {"width": 640, "height": 360},
+    {"width": 844, "height": 390},
+    {"width": 1280, "height": 800},
+]
+
+# The boxes of elements, by selector (every match), in viewport coordinates.
+BOXES = """sels => Object.fromEntries(sels.map(s => [s, [...document.querySelectorAll(s)].map(el => {
+  const r = el.getBoundingClientRect();
+  return {top: r.top, bottom: r.bottom, left: r.left, right: r.right, width: r.width};
+})]))"""
+
+
+def on_screen(page: Page, selectors: list[str]) -> dict[str, Any]:
+    """The selectors (each matching something) with a box outside the viewport."""
+    size = page.viewport_size
+    assert size is not None
+    boxes: dict[str, list[dict[str, float]]] = page.evaluate(BOXES, selectors)
+    bad: dict[str, Any] = {}
+    for selector, found in boxes.items():
+        if not found:
+            bad[selector] = "missing"
+        for box in found:
+            if (
+                box["width"] == 0
+                or box["top"] < -0.5
+                or box["left"] < -0.5
+                or box["bottom"] > size["height"] + 0.5
+                or box["right"] > size["width"] + 0.5
+            ):
+                bad[selector] = box
+    return bad
+
+
+def create_room(player: Player, bots: int = 0, **settings: Any) -> str:
+    """A room made through the API, with `player` seated as host and `bots` bots."""
+    room = httpx.post(f"{player.base}/api/rooms", json=settings).json()
+    player.page.goto(f"{player.base}{room['url']}")
+    join(player)
+    for count in range(bots):
+        player.page.click("#bot-form button")
+        player.page.wait_for_function(
+            f"() => document.querySelectorAll('#seats .seat:not(.empty)').length === {count + 2}"
+        )
+    return f"{player.base}{room['url']}"
+
+
+def join(player: Player, url: str | None = None) -> None:
+    if url:
+        player.page.goto(url)
+    player.page.fill("#join-name", player.name)
+    player.page.click("#join-form button[type=submit]")
+    player.page.wait_for_selector("#seats .seat.you")
+
+
+def until_my_turn_with_a_bid(player: Player) -> dict[str, Any]:
+    """Play (least bids) until it is the player's turn with a bid standing; the shown state."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if player.revealing():
+            player.page.click("#reveal-next")
+        elif player.my_turn():
+            state = player.shown_state()
+            if state["round"]["bid"] is not None:
+                return state
+            seq = player.page.get_attribute("#room", "data-seq") or ""
+            player.page.click("#bid-btn")
+            wait_for_answer(player, seq)
+        else:
+            player.page.wait_for_timeout(50)
+    raise AssertionError("never my turn with a bid standing")
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s['width']}x{s['height']}")
+def test_six_players_fit_the_screen_on_your_turn(
+    browser: Browser, live_server: str, screenshots: Path, size: ViewportSize
+) -> None:
+    anna = Player(browser, live_server, LONG_NAME, size)
+    try:
+        create_room(anna, bots=5)
+        anna.page.click("#start-btn")
+        anna.page.wait_for_selector("#table:not([hidden])")
+        state = until_my_turn_with_a_bid(anna)
+        anna.page.wait_for_timeout(400)  # a smooth scroll to the controls, if any, ends
+        page = anna.page
+
+        # Everything a turn needs is inside the viewport, without scrolling.
+        wanted = [
+            "#my-dice .die",
+            "#standing .standing-bid",
+            "#faces .face-btn",
+            "#qty-up",
+            "#bid-btn",
+            "#dudo-btn",
+            "#calza-btn",
+            "#players li",
+            "#dice-total",
+            "#turn-text",
+        ]
+        assert on_screen(page, wanted) == {}, size
+        assert page.get_by_role("group", name="Your dice").is_visible()
+        assert page.get_by_role("button", name=re.compile("^Bid")).is_enabled()
+        assert page.get_by_role("button", name=re.compile("^Calza")).is_visible()
+
+        # The players in turn order from you, each read as "Name, N dice".
+        items = page.get_by_role("list", name="Players").get_by_role("listitem")
+        assert items.count() == 6
+        players = sorted(state["players"], key=lambda p: p["seat"])
+        me = state["you"]["seat"]
+        order = [p for p in players if p["seat"] >= me] + [p for p in players if p["seat"] < me]
+        for item, p in zip(items.all(), order, strict=True):
+            label = item.get_attribute("aria-label") or ""
+            dice = "1 die" if p["dice"] == 1 else f"{p['dice']} dice"
+            assert label.startswith(f"{p['name']}, {dice}"), label
+        total = state["round"]["total_dice"]
+        assert page.inner_text("#dice-total") == f"{total} dice in play"
+        assert page.title() == TURN_TITLE
+
+        # Full names: the long name is shown whole (wrapped), never cut.
+        name = page.locator("#players li.you .name-text")
+        assert name.inner_text().replace("\n", " ") == LONG_NAME
+        assert name.evaluate("el => el.scrollWidth <= el.clientWidth + 1")
+
+        # Landscape: your hand beside the board, not below it.
+        if size["width"] > size["height"]:
+            hand = page.locator(".hand").bounding_box()
+            board = page.locator(".board").bounding_box()
+            assert hand and board and hand["x"] >= board["x"] + board["width"] - 1
+
+        # No horizontal scrolling.
+        report = anna.overflow()
+        assert report["scrollWidth"] <= report["width"], report
+
+        anna.shot(screenshots, f"table-{size['width']}x{size['height']}")
+
+        # The ace note appears in the room kept for it: nothing moves.
+        standing = state["round"]["bid"]
+        mins = state["you"]["legal"]["min_quantity"]
+        crossing = 2 if standing["face"] == 1 else 1
+        if mins[crossing - 1] is not None:
+            before = page.evaluate(BOXES, ["#bid-btn", "#dudo-btn", "#faces"])
+            page.click(f'#faces [data-face="{crossing}"]')
+            assert page.is_visible("#ace-note")
+            assert page.evaluate(BOXES, ["#bid-btn", "#dudo-btn", "#faces"]) == before
+            anna.shot(screenshots, f"table-{size['width']}x{size['height']}-ace-note")
+        assert anna.page_errors == []
+    finally:
+        anna.close()
+
+
+def test_round_one_roll_off_fits_at_360(
+    browser: Browser, live_server: str, screenshots: Path
+) -> None:
+    anna = Player(browser, live_server, LONG_NAME)
+    wire = Wire()
+    anna.page.route_web_socket(re.compile(r"/ws/"), wire.route)
+    try:
+        create_room(anna, bots=5)
+        anna.page.click("#start-btn")
+        anna.page.wait_for_selector("#table:not([hidden])")
+        # Round 1 as it opens, with six long names rolling off twice (fed to the page).
+        wire.rewrite = lambda msg: [] if msg["type"] == "state" else [msg]
+        state = copy.deepcopy(anna.states[max(anna.states)])
+        seats = [p["seat"] for p in state["players"]]
+        for p in state["players"]:
+            p["name"] = p["name"] if p["seat"] == state["you"]["seat"] else f"{p['name']} Longname"
+        throws = [[{"seat": s, "die": 6} for s in seats], [{"seat": s, "die": 1 + s} for s in seats[:2]]]
+        state["round"] |= {"number": 1, "bids": [], "bid": None, "roll_off": throws}
+        state["seq"] += 1000
+        wire.inject(state)
+        anna.page.wait_for_selector(".roll-off")
+        assert anna.page.locator(".roll-off .roll-one").count() == 8
+        assert on_screen(anna.page, [".roll-off .roll-one", "#players li"]) == {}
+        assert anna.overflow()["offenders"] == []
+        anna.shot(screenshots, "table-360x640-roll-off")
+    finally:
+        anna.close()
+
+
+def test_turn_title_timer_autoplay_log_after_reload_and_guarded_calls(
+    browser: Browser, live_server: str, screenshots: Path
+) -> None:
+    anna, bela = Player(browser, live_server, "Anna"), Player(browser, live_server, "Béla")
+    try:
+        url = create_room(anna, turn_seconds=10)
+        join(bela, url)
+        anna.page.click("#start-btn")
+        for p in (anna, bela):
+            p.page.wait_for_selector("#table:not([hidden])")
+        anna.page.wait_for_function("() => document.getElementById('room').dataset.seq !== '-1'")
+        state = anna.shown_state()
+        actor, other = (anna, bela) if state["round"]["turn"] == state["you"]["seat"] else (bela, anna)
+        actor.page.wait_for_function(f"() => document.title === {TURN_TITLE!r}")
+        assert other.page.title() != TURN_TITLE and "Perudo" in other.page.title()
+        assert actor.page.inner_text("#turn-live") == "Your turn"
+
+        # The actor does nothing: after 10 s the server's bot bids for them, and both pages say so.
+        for p in (actor, other):
+            line = p.page.locator("#log-list li.log-auto").first
+            line.wait_for(timeout=20_000)
+            assert re.fullmatch(
+                rf"Time ran out: the bot bid \d+ \w+ for {'you' if p is actor else actor.name}\.",
+                line.inner_text(),
+            ), line.inner_text()
+        actor.page.wait_for_selector("#away-line:not(:empty)")
+        assert actor.page.inner_text("#away-line").startswith(
+            "While you were away the bot played for you: bid"
+        )
+        other.page.wait_for_function(f"() => document.title === {TURN_TITLE!r}")
+        assert actor.page.title() != TURN_TITLE
+        actor.shot(screenshots, "table-autoplayed-360x640")
+
+        # Dudo is guarded: the first tap arms it and sends nothing; the arming wears off.
+        seq = other.page.get_attribute("#room", "data-seq")
+        other.page.click("#dudo-btn")
+        assert other.page.inner_text("#dudo-btn").startswith("Dudo")
+        assert "armed" in (other.page.get_attribute("#dudo-btn", "class") or "")
+        other.page.wait_for_timeout(3300)
+        assert "armed" not in (other.page.get_attribute("#dudo-btn", "class") or "")
+        assert other.page.get_attribute("#room", "data-seq") == seq
+        # The keyboard path sends at once.
+        other.page.focus("#dudo-btn")
+        other.page.keyboard.press("Enter")
+        other.page.wait_for_selector("#reveal:not([hidden])")
+        other.page.click("#reveal-next")
+
+        # After a reload the log is rebuilt from `history`; tapping a round shows its reveal.
+        bela.page.reload()
+        bela.page.wait_for_selector("#log-list li.log-round")
+        first = bela.page.get_by_role("log", name="Game log").locator("li.log-round").first
+        assert first.inner_text().startswith("Round 1")
+        assert "called dudo on" in first.inner_text()
+        first.locator("button").click()
+        bela.page.wait_for_selector("#reveal:not([hidden])")
+        assert bela.page.locator("#reveal-cups .die").count() == 10
+        bela.shot(screenshots, "table-reveal-again-360x640")
+        bela.page.click("#reveal-next")
+        assert not anna.page_errors and not bela.page_errors, (anna.page_errors, bela.page_errors)
+    finally:
+        anna.close()
+        bela.close()
+
+
+def play_on(player: Player, deadline: float) -> None:
+    """One step of plain play: close a reveal, call dudo on a bid, else bid the least."""
+    assert time.monotonic() < deadline, "the game did not end in time"
+    if player.revealing():
+        player.page.click("#reveal-next")
+    elif player.my_turn():
+        seq = player.page.get_attribute("#room", "data-seq") or ""
+        if player.page.is_enabled("#dudo-btn"):
+            call(player, "dudo")
+        else:
+            player.page.click("#bid-btn")
+        wait_for_answer(player, seq)
+    else:
+        player.page.wait_for_timeout(50)
+
+
+def test_chat_leave_standings_and_rematch_without_the_one_who_left(
+    browser: Browser, live_server: str, screenshots: Path
+) -> None:
+    anna, bela = Player(browser, live_server, "Anna"), Player(browser, live_server, "Béla")
+    try:
+        url = create_room(anna, bots=1)
+        join(bela, url)
+        anna.page.click("#start-btn")
+        for p in (anna, bela):
+            p.page.wait_for_selector("#table:not([hidden])")
+
+        # Chat: a toast and an unread count at the top of the table; one tap opens the panel.
+        bela.page.click("#chat-open")
+        bela.page.fill("#chat-text", "good luck")
+        bela.page.press("#chat-text", "Enter")
+        anna.page.wait_for_selector("#chat-unread:not([hidden])")
+        assert anna.page.inner_text("#chat-unread") == "1"
+        assert "Béla: good luck" in anna.page.inner_text("#toasts")
+        assert on_screen(anna.page, ["#chat-open"]) == {}
+        anna.page.click("#chat-open")
+        anna.page.wait_for_selector("#chat-unread", state="hidden")
+        assert on_screen(anna.page, ["#chat-text"]) == {}
+        anna.page.evaluate("window.scrollTo(0, 0)")
+
+        # A header link out of a running game asks first; "no" stays.
+        anna.page.once("dialog", lambda dialog: dialog.dismiss())
+        anna.page.click(".site-nav a[href='/games']")
+        anna.page.wait_for_timeout(300)
+        assert "/r/" in anna.page.url
+
+        # Béla leaves (confirmed): a bot plays his seat.
+        bela.page.once("dialog", lambda dialog: dialog.accept())
+        bela.page.click("#game-leave")
+        anna.page.wait_for_selector("#players .badge.auto", timeout=20_000)
+
+        deadline = time.monotonic() + 120
+        while not (anna.phase() == "finished" and not anna.revealing()):
+            play_on(anna, deadline)
+
+        # Everyone sees the final standings, winner included.
+        for p in (anna, bela):
+            while p.page.is_hidden("#end"):  # a page that was watching catches up the reveals
+                play_on(p, deadline)
+            p.page.wait_for_selector("#end:not([hidden])")
+            p.page.wait_for_function("() => document.querySelectorAll('#places li').length === 3")
+        state = anna.shown_state()
+        winner = next(p["name"] for p in state["players"] if p["seat"] == state["winner"])
+        assert winner in anna.page.inner_text("#places li:first-child")
+        assert anna.page.is_hidden("#game-leave")
+        assert anna.page.title() != TURN_TITLE
+        anna.shot(screenshots, "table-end-360x640")
+
+        # Rematch: back to the lobby; Béla's seat is free, the bot's stays.
+        anna.page.click("#rematch-btn")
+        anna.page.wait_for_selector("#lobby:not([hidden])")
+        anna.page.wait_for_function(
+            "() => document.querySelectorAll('#seats .seat:not(.empty)').length === 2"
+        )
+        assert "Béla" not in anna.page.inner_text("#seats")
+        assert anna.page.is_visible("#start-btn")
+        bela.page.wait_for_selector("#join-card:not([hidden])")
+        assert not anna.page_errors, anna.page_errors
+    finally:
+        anna.close()
+        bela.close()
