@@ -249,8 +249,14 @@ def test_turn_title_timer_autoplay_log_after_reload_and_guarded_calls(
         other.page.wait_for_selector("#reveal:not([hidden])")
         other.page.click("#reveal-next")
 
+        # The turn sound is off by default and remembered once turned on.
+        bela.page.wait_for_selector("#sound-btn[aria-pressed=false]")
+        bela.page.click("#sound-btn")
+        assert bela.page.get_attribute("#sound-btn", "aria-pressed") == "true"
+
         # After a reload the log is rebuilt from `history`; tapping a round shows its reveal.
         bela.page.reload()
+        bela.page.wait_for_selector("#sound-btn[aria-pressed=true]", state="attached")
         bela.page.wait_for_selector("#log-list li.log-round")
         first = bela.page.get_by_role("log", name="Game log").locator("li.log-round").first
         assert first.inner_text().startswith("Round 1")
