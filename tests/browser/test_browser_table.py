@@ -195,7 +195,9 @@ def test_round_one_roll_off_fits_at_360(
         wire.inject(state)
         anna.page.wait_for_selector(".roll-off")
         assert anna.page.locator(".roll-off .roll-one").count() == 8
-        assert on_screen(anna.page, [".roll-off .roll-one", "#players li"]) == {}
+        anna.page.wait_for_timeout(500)  # a smooth scroll to the controls ends
+        wanted = [".roll-off .roll-one", "#players li", "#my-dice .die", "#bid-btn", "#dudo-btn"]
+        assert on_screen(anna.page, [*wanted, "#calza-btn", "#faces .face-btn"]) == {}
         assert anna.overflow()["offenders"] == []
         anna.shot(screenshots, "table-360x640-roll-off")
     finally:

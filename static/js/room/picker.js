@@ -192,7 +192,9 @@ class BidPicker {
           : `Leaving aces: at least ${min} ${faceName(this.face, min)}.`;
     }
     note.textContent = text;
-    note.hidden = false;
-    note.classList.toggle("blank", text === ""); // the note's room stays: nothing moves
+    // With a bid standing the note's room stays, so nothing moves when it appears; an opening
+    // bid never crosses to or from aces and needs no room (round 1's roll-off uses it).
+    note.hidden = standing === null;
+    note.classList.toggle("blank", text === "");
   }
 }
