@@ -62,8 +62,18 @@ Message = dict[str, Any]
 class Server:
     """`perudo serve` on a free port, with a SQLite file in a temporary folder."""
 
-    def __init__(self, env: dict[str, str]) -> None:
+    def __init__(self, env: dict[str, str], commit: str | None = None) -> None:
         self.home = Path(tempfile.mkdtemp(prefix="perudo-chaos-"))
+        code = ROOT
+        if commit is not None:  # the server as committed, whatever the working tree holds
+            code = self.home / "server"
+            code.mkdir()
+            archive = subprocess.run(
+                ["git", "archive", commit, "app", "migrations", "alembic.ini", "static",
+                 "templates"],
+                cwd=ROOT, capture_output=True, check=True,
+            ).stdout  # fmt: skip
+            subprocess.run(["tar", "-x", "-C", str(code)], input=archive, check=True)
         with socket.socket() as probe:
             probe.bind((HOST, 0))
             self.port = probe.getsockname()[1]
@@ -73,13 +83,22 @@ class Server:
             "PERUDO_DATABASE_URL": f"sqlite:///{self.home / 'perudo.db'}",
             "PERUDO_BOT_DELAY_MS": "0",
             "PERUDO_ROOMS_PER_MINUTE": "0",
+            **({"PYTHONPATH": str(code)} if commit else {}),
             **env,
         }
-        perudo = Path(sys.executable).parent / "perudo"
         with self.log.open("wb") as out:
             self.process = subprocess.Popen(
-                [str(perudo), "serve", "--host", HOST, "--port", str(self.port)],
-                cwd=ROOT,
+                [
+                    sys.executable,
+                    "-m",
+                    "app.cli",
+                    "serve",
+                    "--host",
+                    HOST,
+                    "--port",
+                    str(self.port),
+                ],
+                cwd=code,
                 env=environment,
                 stdout=out,
                 stderr=subprocess.STDOUT,
@@ -353,10 +372,11 @@ class Table:
                     task.cancel()
                 raise RuntimeError(f"{player.name} could not join: {tasks[-1].exception()!r}")
         host = self.players[0]
-        while len(host.state.get("players", [])) < PLAYERS:
-            await asyncio.sleep(0.02)
-        assert host.ws is not None
-        await host.ws.send('{"type":"start"}')
+        while host.state.get("phase", "lobby") == "lobby":  # a start may be lost in a drop
+            if host.ws is not None and len(host.state.get("players", [])) == PLAYERS:
+                with contextlib.suppress(ConnectionClosed):
+                    await host.ws.send('{"type":"start"}')
+            await asyncio.sleep(1.0)
         try:
             await asyncio.gather(*tasks)
         finally:
@@ -512,7 +532,7 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
         "PERUDO_FINISHED_TTL_SECONDS": str(args.ttl),
         "PERUDO_LOBBY_TTL_SECONDS": str(args.ttl),
     }
-    server = Server(env)
+    server = Server(env, args.commit)
     tally = Tally()
     samples: list[float] = []
     report: dict[str, Any] = {"rooms": args.rooms * args.waves, "waves": args.waves}
@@ -577,6 +597,9 @@ def main() -> None:
     parser.add_argument("--rss-slack-mb", type=float, default=15.0)
     parser.add_argument("--timeout", type=float, default=600.0)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--commit", help="serve this commit (git archive) instead of the working tree"
+    )
     parser.add_argument("--json", metavar="FILE", help="write the report as JSON ('-': stdout)")
     args = parser.parse_args()
     report = asyncio.run(soak(args))

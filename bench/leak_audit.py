@@ -57,8 +57,18 @@ DICE_PLACES |= {("rounds", "*", "reveal", "*", "dice")}
 class Server:
     """`perudo serve` on a free port, with a SQLite file in a temporary folder."""
 
-    def __init__(self, env: dict[str, str]) -> None:
+    def __init__(self, env: dict[str, str], commit: str | None = None) -> None:
         self.home = Path(tempfile.mkdtemp(prefix="perudo-leak-"))
+        code = ROOT
+        if commit is not None:  # the server as committed, whatever the working tree holds
+            code = self.home / "server"
+            code.mkdir()
+            archive = subprocess.run(
+                ["git", "archive", commit, "app", "migrations", "alembic.ini", "static",
+                 "templates"],
+                cwd=ROOT, capture_output=True, check=True,
+            ).stdout  # fmt: skip
+            subprocess.run(["tar", "-x", "-C", str(code)], input=archive, check=True)
         with socket.socket() as probe:
             probe.bind((HOST, 0))
             self.port = probe.getsockname()[1]
@@ -67,13 +77,22 @@ class Server:
         environment = os.environ | {
             "PERUDO_DATABASE_URL": f"sqlite:///{self.home / 'perudo.db'}",
             "PERUDO_ROOMS_PER_MINUTE": "0",
+            **({"PYTHONPATH": str(code)} if commit else {}),
             **env,
         }
-        perudo = Path(sys.executable).parent / "perudo"
         with self.log.open("wb") as out:
             self.process = subprocess.Popen(
-                [str(perudo), "serve", "--host", HOST, "--port", str(self.port)],
-                cwd=ROOT,
+                [
+                    sys.executable,
+                    "-m",
+                    "app.cli",
+                    "serve",
+                    "--host",
+                    HOST,
+                    "--port",
+                    str(self.port),
+                ],
+                cwd=code,
                 env=environment,
                 stdout=out,
                 stderr=subprocess.STDOUT,
@@ -337,7 +356,8 @@ async def audit(args: argparse.Namespace) -> dict[str, Any]:
             "PERUDO_BOT_DELAY_MS": "0",
             "PERUDO_DISCONNECT_GRACE_SECONDS": "120",
             "PERUDO_FINISHED_TTL_SECONDS": "30",
-        }
+        },
+        args.commit,
     )
     totals = Totals()
     started = time.monotonic()
@@ -386,6 +406,9 @@ def main() -> None:
     parser.add_argument("--parallel", type=int, default=50, help="rooms playing at once")
     parser.add_argument("--timeout", type=float, default=3600.0)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--commit", help="serve this commit (git archive) instead of the working tree"
+    )
     parser.add_argument("--json", metavar="FILE", help="write the report as JSON ('-': stdout)")
     args = parser.parse_args()
     report = asyncio.run(audit(args))
