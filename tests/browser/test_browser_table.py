@@ -355,3 +355,22 @@ def test_chat_leave_standings_and_rematch_without_the_one_who_left(
     finally:
         anna.close()
         bela.close()
+
+
+def test_waiting_for_a_player_to_reconnect(browser: Browser, live_server: str) -> None:
+    anna, bela = Player(browser, live_server, "Anna"), Player(browser, live_server, "Béla")
+    try:
+        url = create_room(anna, bots=1)
+        join(bela, url)
+        anna.page.click("#start-btn")
+        bela.page.wait_for_selector("#table:not([hidden])")
+        bela.page.close()  # Béla's phone drops: the others see who they wait for, and how long
+        line = anna.page.locator("#wait-line")
+        line.wait_for()
+        assert re.fullmatch(r"Waiting for Béla to reconnect · 0:0\d", line.inner_text())
+        item = anna.page.get_by_role("list", name="Players").locator("li.offline")
+        assert "Béla" in (item.get_attribute("aria-label") or "")
+        assert "offline" in (item.get_attribute("aria-label") or "")
+    finally:
+        anna.close()
+        bela.close()
