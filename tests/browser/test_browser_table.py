@@ -266,6 +266,13 @@ def test_turn_title_timer_autoplay_log_after_reload_and_guarded_calls(
         first.locator("button").click()
         bela.page.wait_for_selector("#reveal:not([hidden])")
         assert bela.page.locator("#reveal-cups .die").count() == 10
+        rows = bela.page.eval_on_selector_all(
+            "#reveal-cups .reveal-dice",
+            "rows => rows.map(r => [...r.querySelectorAll('.die')].map(d => d.getAttribute('aria-label')))",
+        )
+        for row in rows:  # each cup's dice in order, aces first
+            faces = [1 if label == "ace" else int(label) for label in row]
+            assert faces == sorted(faces), rows
         bela.shot(screenshots, "table-reveal-again-360x640")
         bela.page.click("#reveal-next")
         assert not anna.page_errors and not bela.page_errors, (anna.page_errors, bela.page_errors)
