@@ -381,3 +381,46 @@ def test_waiting_for_a_player_to_reconnect(browser: Browser, live_server: str) -
     finally:
         anna.close()
         bela.close()
+
+
+# Sockets the test can cut, and keep cut (new ones go nowhere) while window.__block is set.
+CUTTABLE_SOCKETS = """(() => {
+  const Real = window.WebSocket;
+  window.__sockets = [];
+  function Cuttable(url, protocols) {
+    const ws = new Real(window.__block ? "ws://127.0.0.1:9/" : url, protocols);
+    window.__sockets.push(ws);
+    return ws;
+  }
+  Cuttable.prototype = Real.prototype;
+  for (const k of ["CONNECTING", "OPEN", "CLOSING", "CLOSED"]) Cuttable[k] = Real[k];
+  window.WebSocket = Cuttable;
+})();"""
+
+
+def test_a_returning_player_reads_what_the_bot_played(browser: Browser, live_server: str) -> None:
+    anna, bela = Player(browser, live_server, "Anna"), Player(browser, live_server, "Béla")
+    bela.page.add_init_script(CUTTABLE_SOCKETS)
+    try:
+        url = create_room(anna)
+        join(bela, url)
+        anna.page.click("#start-btn")
+        bela.page.wait_for_selector("#table:not([hidden])")
+        anna.page.wait_for_function("() => document.getElementById('room').dataset.seq !== '-1'")
+        if anna.shown_state()["round"]["turn"] == anna.shown_state()["you"]["seat"]:
+            seq = anna.page.get_attribute("#room", "data-seq") or ""
+            anna.page.click("#bid-btn")
+            wait_for_answer(anna, seq)
+        # Béla's phone loses the network on his turn; after the grace the bot bids for him.
+        bela.page.wait_for_selector("#actions[data-my-turn=true]")
+        bela.page.evaluate("() => { window.__block = true; window.__sockets.at(-1).close(); }")
+        anna.page.locator("#log-list li.log-auto").first.wait_for(timeout=30_000)
+        bela.page.evaluate("() => { window.__block = false; }")
+        line = bela.page.locator("#away-line")
+        line.wait_for(timeout=30_000)
+        assert re.fullmatch(
+            r"While you were away the bot played for you: bid \d+ \w+\.", line.inner_text()
+        ), line.inner_text()
+    finally:
+        anna.close()
+        bela.close()

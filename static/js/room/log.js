@@ -29,8 +29,32 @@ let myBids = null; // "round:count" of your bids in the state last drawn
 
 /** The server's `history` after a (re)connection replaces the log. */
 export function reset(rounds) {
+  const before = entries;
   entries = (Array.isArray(rounds) ? rounds : []).map((round) => ({ round }));
   fresh = true;
+  if (seen === null) return; // the page's first connection: nothing to compare with
+  catchingUp = true;
+  const had = new Set(before.filter((e) => e.round).map((e) => e.round.round));
+  for (const e of entries) if (e.round.caller === seen.you && !had.has(e.round.round)) away.push(TEXT.called(e.round.call));
+}
+
+let seen = null; // {you, bids: Set of "round:index"}: your bids this page saw while connected
+let catchingUp = false; // reconnected: your bids in the next state that were never seen are the bot's
+
+/** Bids of yours that appeared while this page was not connected were played by the bot. */
+function catchUp(state) {
+  const round = state.phase === "playing" ? state.round : null;
+  if (state.you.seat === null || round === null) return false;
+  const was = catchingUp;
+  if (seen === null || seen.you !== state.you.seat) seen = { you: state.you.seat, bids: new Set() };
+  round.bids.forEach((b, i) => {
+    const key = `${round.number}:${i}`;
+    if (b.seat !== state.you.seat || seen.bids.has(key)) return;
+    if (catchingUp) away.push(TEXT.bid(b));
+    seen.bids.add(key);
+  });
+  catchingUp = false;
+  return was;
 }
 
 /** A new game begins (from the lobby or after a finished game), unless `history` just came. */
@@ -64,9 +88,10 @@ export function eliminated() {
 
 /** @param {{showReveal: (result: object) => void}} ctx */
 export function render(state, ctx) {
+  const caught = catchUp(state);
   const round = state.phase === "playing" ? state.round : null;
   const mine = round && state.you.seat !== null ? `${round.number}:${round.bids.filter((b) => b.seat === state.you.seat).length}` : null;
-  if (mine !== null && myBids !== null && mine !== myBids && mine.split(":")[0] === myBids.split(":")[0]) noteMyMove();
+  if (!caught && mine !== null && myBids !== null && mine !== myBids && mine.split(":")[0] === myBids.split(":")[0]) noteMyMove();
   myBids = mine;
   byId("away-line").textContent = away.length > 0 && state.phase === "playing" ? TEXT.away(away.join(", ")) : "";
   const box = byId("log");
