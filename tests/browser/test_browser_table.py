@@ -424,3 +424,58 @@ def test_a_returning_player_reads_what_the_bot_played(browser: Browser, live_ser
     finally:
         anna.close()
         bela.close()
+
+
+# A page that is hidden, may notify (recorded, not shown) and may vibrate (recorded).
+HIDDEN_PAGE = """(() => {
+  window.__notes = [];
+  window.__buzz = [];
+  Object.defineProperty(document, "hidden", { get: () => true });
+  class Recorded { constructor(title) { window.__notes.push(title); } }
+  Recorded.permission = "granted";
+  Recorded.requestPermission = async () => "granted";
+  window.Notification = Recorded;
+  navigator.vibrate = (ms) => { window.__buzz.push(ms); return true; };
+})();"""
+
+
+def test_a_hidden_page_is_told_its_turn(browser: Browser, live_server: str) -> None:
+    anna = Player(browser, live_server, "Anna")
+    anna.page.add_init_script(HIDDEN_PAGE)
+    try:
+        create_room(anna, bots=1)
+        anna.page.click("#start-btn")
+        anna.page.wait_for_selector("#actions[data-my-turn=true]")
+        anna.page.wait_for_function(f"() => document.title === {TURN_TITLE!r}")
+        anna.page.wait_for_function("() => window.__notes.includes('Your turn')")
+        assert anna.page.evaluate("() => window.__buzz.length") >= 1
+        anna.page.wait_for_selector("#turn-live:text('Your turn')", state="attached")
+    finally:
+        anna.close()
+
+
+def test_palifico_banner_reads_plainly(browser: Browser, live_server: str) -> None:
+    anna = Player(browser, live_server, "Anna")
+    wire = Wire()
+    anna.page.route_web_socket(re.compile(r"/ws/"), wire.route)
+    try:
+        create_room(anna, bots=1)
+        anna.page.click("#start-btn")
+        anna.page.wait_for_selector("#table:not([hidden])")
+        wire.rewrite = lambda msg: [] if msg["type"] == "state" else [msg]
+        state = copy.deepcopy(anna.states[max(anna.states)])
+        me = state["you"]["seat"]
+        bot = next(p for p in state["players"] if p["seat"] != me)
+        state["round"] |= {"palifico": True, "palifico_seat": me}
+        state["seq"] += 1000
+        wire.inject(state)
+        anna.page.wait_for_selector("#palifico-banner:not([hidden])")
+        assert anna.page.inner_text("#palifico-banner") == (
+            "Palifico round (yours): aces are not wild, and the first bid's face is locked."
+        )
+        state["round"] |= {"palifico_seat": bot["seat"]}
+        state["seq"] += 1
+        wire.inject(state)
+        anna.page.wait_for_selector(f"#palifico-banner:text('({bot['name']})')")
+    finally:
+        anna.close()
