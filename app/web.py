@@ -12,7 +12,9 @@ import segno
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
+from jinja2 import Environment, FileSystemLoader
 
+from app import i18n
 from app.paths import TEMPLATES_DIR
 
 # Pages load only local scripts and styles; inline SVG (dice, QR) needs no img-src.
@@ -22,13 +24,36 @@ CONTENT_SECURITY_POLICY = (
     "frame-ancestors 'none'; form-action 'self'"
 )
 
-templates = Jinja2Templates(directory=TEMPLATES_DIR)
+environment = Environment(
+    loader=FileSystemLoader(TEMPLATES_DIR), autoescape=True, extensions=["jinja2.ext.i18n"]
+)
+environment.policies["ext.i18n.trimmed"] = True
+# The gettext functions follow the request's language (i18n.speaking), so macros imported
+# without context translate too.
+environment.install_gettext_callables(  # type: ignore[attr-defined]
+    i18n.gettext, i18n.ngettext, newstyle=True
+)
+templates = Jinja2Templates(env=environment)
 router = APIRouter(default_response_class=HTMLResponse)
 
 
+def page_language(request: Request) -> str:
+    """The language this request's page is drawn in (app/i18n.py: query, cookie, header)."""
+    return i18n.negotiate(
+        request.query_params.get("lang"),
+        request.cookies.get(i18n.COOKIE),
+        request.headers.get("accept-language"),
+    )
+
+
 def render(request: Request, name: str, **context: Any) -> HTMLResponse:
-    """Render one page with the headers every page shares."""
-    response = templates.TemplateResponse(request, name, context)
+    """Render one page, in the request's language, with the headers every page shares."""
+    code = page_language(request)
+    with i18n.speaking(code) as language:
+        context.update(lang=code, languages=i18n.LANGUAGES, js_messages=language.js)
+        response = templates.TemplateResponse(request, name, context)
+    response.headers["Content-Language"] = code
+    response.headers["Vary"] = "Accept-Language, Cookie"
     response.headers["Content-Security-Policy"] = CONTENT_SECURITY_POLICY
     response.headers["Referrer-Policy"] = "same-origin"
     response.headers["X-Content-Type-Options"] = "nosniff"
@@ -75,5 +100,5 @@ def replay(request: Request, game_id: str) -> HTMLResponse:
 
 @router.get("/rules")
 def rules(request: Request) -> HTMLResponse:
-    """How to play, as this server plays it."""
-    return render(request, "rules.html")
+    """How to play, as this server plays it: one page per language, written for its players."""
+    return render(request, f"rules/{page_language(request)}.html")

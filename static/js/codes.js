@@ -1,6 +1,7 @@
 // The wire's vocabulary (PROTOCOL.md) in one place: error codes and what each tells a person,
 // WebSocket close codes, bot levels, calza rules, autoplay reasons and the frame limit.
 // Every other module names these values through this file, never by their raw spelling.
+import { t } from "./i18n.js";
 
 /** A text frame larger than this is closed by the server with MESSAGE_TOO_BIG. */
 export const MAX_FRAME_BYTES = 4096;
@@ -25,40 +26,40 @@ export const FINAL_CLOSES = new Set([CLOSE.SUPERSEDED, CLOSE.UNKNOWN_ROOM]);
 /** Why the socket closed, for the closes that stop the page (FINAL_CLOSES). */
 export const CLOSE_TEXT = Object.freeze({
   [CLOSE.SUPERSEDED]: {
-    title: "Seat opened elsewhere",
-    text: "Your seat is now played from another tab or device. This tab stopped so the two don't fight over it.",
+    title: t("Seat opened elsewhere"),
+    text: t("Your seat is now played from another tab or device. This tab stopped so the two don't fight over it."),
     retry: true, // "Use this tab" takes the seat back
   },
   [CLOSE.UNKNOWN_ROOM]: {
-    title: "Room not found",
-    text: "There is no room with this code. It may have ended, or the link is mistyped.",
+    title: t("Room not found"),
+    text: t("There is no room with this code. It may have ended, or the link is mistyped."),
     retry: false,
   },
 });
 
 /** The `error` codes of PROTOCOL.md, each as a short sentence; no raw code is ever shown. */
 const ERROR_TEXT = Object.freeze({
-  bad_message: "The server did not understand that. Reloading the page may help.",
-  not_joined: "You are not seated in this room yet.",
-  name_taken: "Someone at this table already has that name. Pick another one.",
-  room_full: "This table is full.",
-  unknown_token: "Your seat in this room no longer exists. You can join again.",
-  game_in_progress: "A game is being played. Wait for it to end.",
-  not_host: "Only the host can do that.",
-  not_enough_players: "At least two players are needed to start.",
-  game_not_running: "There is no game running right now.",
-  not_your_turn: "It is not your turn.",
-  illegal_bid: "That bid is not allowed right now.",
-  no_bid: "Too late: the round is already over.",
-  calza_not_allowed: "You cannot call calza right now.",
-  rate_limited: "Easy there: too many clicks at once.",
+  bad_message: t("The server did not understand that. Reloading the page may help."),
+  not_joined: t("You are not seated in this room yet."),
+  name_taken: t("Someone at this table already has that name. Pick another one."),
+  room_full: t("This table is full."),
+  unknown_token: t("Your seat in this room no longer exists. You can join again."),
+  game_in_progress: t("A game is being played. Wait for it to end."),
+  not_host: t("Only the host can do that."),
+  not_enough_players: t("At least two players are needed to start."),
+  game_not_running: t("There is no game running right now."),
+  not_your_turn: t("It is not your turn."),
+  illegal_bid: t("That bid is not allowed right now."),
+  no_bid: t("Too late: the round is already over."),
+  calza_not_allowed: t("You cannot call calza right now."),
+  rate_limited: t("Easy there: too many clicks at once."),
 });
 
 export const ERROR_CODES = Object.freeze(Object.keys(ERROR_TEXT));
 
 /** A short sentence for an `error` message from the server. */
 export function errorText(code) {
-  return ERROR_TEXT[code] ?? "Something went wrong. Please try again.";
+  return ERROR_TEXT[code] ?? t("Something went wrong. Please try again.");
 }
 
 /** Join answers after which a join's connection is no use: the page goes back to watching. */
@@ -66,22 +67,22 @@ export const JOIN_FAILURES = new Set(["name_taken", "room_full", "game_in_progre
 
 /** `add_bot` levels, weakest first, with the label a host picks from. */
 export const BOT_LEVELS = Object.freeze([
-  { value: "easy", label: "Easy" },
-  { value: "normal", label: "Normal" },
-  { value: "hard", label: "Hard" },
+  { value: "easy", label: t("Easy") },
+  { value: "normal", label: t("Normal") },
+  { value: "hard", label: t("Hard") },
 ]);
 export const DEFAULT_BOT_LEVEL = "normal";
 
 /** `calza_rule` values: who may not call calza. */
 export const CALZA_RULES = Object.freeze([
-  { value: "pressman", label: "Not the next bidder (classic)" },
-  { value: "asmodee", label: "Not the last bidder" },
+  { value: "pressman", label: t("Not the next bidder (classic)") },
+  { value: "asmodee", label: t("Not the last bidder") },
 ]);
 export const DEFAULT_CALZA_RULE = "pressman";
 
 /** Why the server's bot made a move for a person (`autoplayed.reason`), as a line opener. */
 export const AUTOPLAY_REASON_TEXT = Object.freeze({
-  timer: "Time ran out",
-  away: "Player away",
-  left: "Player left",
+  timer: t("Time ran out"),
+  away: t("Player away"),
+  left: t("Player left"),
 });

@@ -1,4 +1,5 @@
 // Dice and cups drawn as inline SVG, each with a text alternative.
+import { n } from "./i18n.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 
@@ -10,12 +11,20 @@ const PIPS = {
   6: [[29, 25], [71, 25], [29, 50], [71, 50], [29, 75], [71, 75]],
 };
 
-const SINGULAR = ["", "ace", "two", "three", "four", "five", "six"];
-const PLURAL = ["", "aces", "twos", "threes", "fours", "fives", "sixes"];
+// Each face's word, in the form that follows `quantity` (a number or 2 for "any number").
+const FACES = [
+  null,
+  (q) => n("ace", "aces", q),
+  (q) => n("two", "twos", q),
+  (q) => n("three", "threes", q),
+  (q) => n("four", "fours", q),
+  (q) => n("five", "fives", q),
+  (q) => n("six", "sixes", q),
+];
 
 /** "ace"/"aces", "four"/"fours": how a face is read aloud. */
 export function faceName(face, quantity = 1) {
-  return quantity === 1 ? SINGULAR[face] : PLURAL[face];
+  return FACES[face](quantity);
 }
 
 /** "7 fours", "1 ace": a bid in words. */
@@ -43,7 +52,7 @@ export function dieSvg(face, { highlight = false, label = true, real = false, sm
   if (face === 1) svg.classList.add("ace");
   if (label) {
     svg.setAttribute("role", "img");
-    svg.setAttribute("aria-label", face === 1 ? "ace" : String(face));
+    svg.setAttribute("aria-label", face === 1 ? faceName(1) : String(face));
   } else {
     svg.setAttribute("aria-hidden", "true");
   }
@@ -61,7 +70,7 @@ export function dieSvg(face, { highlight = false, label = true, real = false, sm
 export function cupSvg(count, { lifted = false } = {}) {
   const svg = svgEl("svg", { viewBox: "0 0 100 90", class: "cup", role: "img" });
   if (lifted) svg.classList.add("lifted");
-  svg.setAttribute("aria-label", `cup hiding ${count} ${count === 1 ? "die" : "dice"}`);
+  svg.setAttribute("aria-label", n("cup hiding {count} die", "cup hiding {count} dice", count));
   svg.append(svgEl("path", { d: "M22 10 H78 L90 80 H10 Z", class: "cup-body" }));
   svg.append(svgEl("rect", { x: 6, y: 76, width: 88, height: 11, rx: 4, class: "cup-rim" }));
   svg.append(svgEl("path", { d: "M28 22 H72", class: "cup-band" }));

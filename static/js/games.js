@@ -1,5 +1,6 @@
 // Recent finished games, newest first, from GET /api/games.
 import { byId, getJSON, h } from "./dom.js";
+import { dateTime, t } from "./i18n.js";
 import { byPlace } from "./players.js";
 
 const PAGE = 20;
@@ -7,12 +8,12 @@ let offset = 0;
 
 function when(iso) {
   const date = new Date(iso);
-  return Number.isNaN(date.getTime()) ? "" : date.toLocaleString();
+  return Number.isNaN(date.getTime()) ? "" : dateTime(date);
 }
 
 function gameItem(game) {
   const names = byPlace(game.players)
-    .map((p) => (p.bot ? `${p.name} (bot)` : p.name))
+    .map((p) => (p.bot ? t("{name} (bot)", { name: p.name }) : p.name))
     .join(", ");
   return h(
     "li",
@@ -20,7 +21,7 @@ function gameItem(game) {
     h(
       "a",
       { href: `/games/${encodeURIComponent(game.game_id)}` },
-      h("strong", {}, `${game.winner.name} won`),
+      h("strong", {}, t("{name} won", { name: game.winner.name })),
       h("div", {}, names),
       h("div", { class: "game-when" }, when(game.finished_at)),
     ),
@@ -36,9 +37,9 @@ async function load() {
     byId("games").append(...games.map(gameItem));
     offset += games.length;
     more.hidden = games.length < PAGE;
-    status.textContent = offset === 0 ? "No finished games yet. Go and play one!" : "";
+    status.textContent = offset === 0 ? t("No finished games yet. Go and play one!") : "";
   } catch {
-    status.textContent = "Could not load the games. Try again later.";
+    status.textContent = t("Could not load the games. Try again later.");
   }
   more.disabled = false;
 }

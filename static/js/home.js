@@ -1,5 +1,6 @@
 // The start page: create a room with settings, or go to one by its code.
 import { byId, getJSON } from "./dom.js";
+import { t } from "./i18n.js";
 import { prepareSettings, readSettings } from "./settings.js";
 import { rememberName, savedName, wantJoin } from "./seat.js";
 
@@ -26,7 +27,7 @@ createForm.addEventListener("submit", async (event) => {
   event.preventDefault();
   const name = nameInput.value.trim();
   if (!name) {
-    showError("create-error", "Type the name the others will see.");
+    showError("create-error", t("Type the name the others will see."));
     nameInput.focus();
     return;
   }
@@ -44,7 +45,7 @@ createForm.addEventListener("submit", async (event) => {
   } catch (error) {
     showError(
       "create-error",
-      error.status === 422 ? "Those table rules are not valid." : "Could not create a room. Try again.",
+      error.status === 422 ? t("Those table rules are not valid.") : t("Could not create a room. Try again."),
     );
     button.disabled = false;
   }
@@ -54,7 +55,7 @@ joinForm.addEventListener("submit", async (event) => {
   event.preventDefault();
   const code = roomCode(byId("join-code").value);
   if (!code) {
-    showError("join-error", "Type the room code your friend gave you.");
+    showError("join-error", t("Type the room code your friend gave you."));
     return;
   }
   try {
@@ -63,7 +64,7 @@ joinForm.addEventListener("submit", async (event) => {
   } catch (error) {
     showError(
       "join-error",
-      error.status === 404 ? "No room has that code. Check it and try again." : "Could not reach the server.",
+      error.status === 404 ? t("No room has that code. Check it and try again.") : t("Could not reach the server."),
     );
   }
 });

@@ -1,47 +1,58 @@
 // How a round's end is told: shared by the live reveal and the replay.
 import { h } from "./dom.js";
 import { bidText, countsFor, cupSvg, dieSvg, faceName } from "./dice.js";
+import { n, t, tNodes } from "./i18n.js";
 
 /**
  * "Anna loses a die and is out. Béla wins the game!" `nameOf(seat)` gives a display name;
  * `youSeat` (or null) makes the sentence speak to the viewer as "You lose…".
  */
 export function outcomeText(r, nameOf, youSeat = null) {
-  const verb = (seat, you, they) => `${nameOf(seat)} ${seat === youSeat ? you : they}`;
+  // Each sentence whole, for "you" and for a name, so every language can bend its verbs.
+  const you = (seat) => seat === youSeat;
+  const name = (seat) => ({ name: nameOf(seat) });
   const parts = [];
-  if (r.call === "dudo") parts.push(r.loser === r.caller ? "The bid holds." : "The bid fails.");
-  else parts.push(r.gainer !== null ? "Exactly right!" : "Not exact.");
-  if (r.gainer !== null) parts.push(`${verb(r.gainer, "win", "wins")} a die.`);
-  if (r.loser !== null) {
-    const out = r.eliminated === r.loser ? ` and ${r.loser === youSeat ? "are" : "is"} out` : "";
-    parts.push(`${verb(r.loser, "lose", "loses")} a die${out}.`);
+  if (r.call === "dudo") parts.push(r.loser === r.caller ? t("The bid holds.") : t("The bid fails."));
+  else parts.push(r.gainer !== null ? t("Exactly right!") : t("Not exact."));
+  if (r.gainer !== null) {
+    parts.push(you(r.gainer) ? t("You win a die.") : t("{name} wins a die.", name(r.gainer)));
   }
-  if (r.winner !== null) parts.push(`${verb(r.winner, "win", "wins")} the game!`);
+  if (r.loser !== null && r.eliminated === r.loser) {
+    parts.push(you(r.loser) ? t("You lose a die and are out.") : t("{name} loses a die and is out.", name(r.loser)));
+  } else if (r.loser !== null) {
+    parts.push(you(r.loser) ? t("You lose a die.") : t("{name} loses a die.", name(r.loser)));
+  }
+  if (r.winner !== null) {
+    parts.push(you(r.winner) ? t("You win the game!") : t("{name} wins the game!", name(r.winner)));
+  }
   return parts.join(" ");
 }
 
 /** "Anna called dudo on 5 fours; there were 4. Anna loses a die.": a round in one line. */
 export function resultSummary(r, nameOf, youSeat = null) {
-  const call = `${nameOf(r.caller)} called ${r.call} on ${bidText(r.bid)}; there ${r.count === 1 ? "was" : "were"} ${r.count}.`;
+  const params = { name: nameOf(r.caller), bid: bidText(r.bid) };
+  const call =
+    r.call === "dudo"
+      ? n("{name} called dudo on {bid}; there was {count}.", "{name} called dudo on {bid}; there were {count}.", r.count, params)
+      : n("{name} called calza on {bid}; there was {count}.", "{name} called calza on {bid}; there were {count}.", r.count, params);
   return `${call} ${outcomeText(r, nameOf, youSeat)}`;
 }
 
 /** "Counted 4 fives (aces included). The bid was 5.": the count next to the bid. */
 export function countLine(r) {
   const wild = !r.palifico && r.bid.face !== 1;
-  return [
-    "Counted ",
-    h("strong", { class: "count-number" }, `${r.count} ${faceName(r.bid.face, r.count)}`),
-    wild ? " (aces included)" : "",
-    ". The bid was ",
-    h("strong", {}, String(r.bid.quantity)),
-    ".",
-  ];
+  const params = {
+    count: h("strong", { class: "count-number" }, `${r.count} ${faceName(r.bid.face, r.count)}`),
+    quantity: h("strong", {}, String(r.bid.quantity)),
+  };
+  return wild
+    ? tNodes("Counted {count} (aces included). The bid was {quantity}.", params)
+    : tNodes("Counted {count}. The bid was {quantity}.", params);
 }
 
 function deltaMark(change) {
-  if (change === "loser") return h("span", { class: "delta minus", role: "img", "aria-label": "loses a die" }, "−1");
-  if (change === "gainer") return h("span", { class: "delta plus", role: "img", "aria-label": "wins a die" }, "+1");
+  if (change === "loser") return h("span", { class: "delta minus", role: "img", "aria-label": t("loses a die") }, "−1");
+  if (change === "gainer") return h("span", { class: "delta plus", role: "img", "aria-label": t("wins a die") }, "+1");
   return h("span", { class: "delta" });
 }
 

@@ -1,5 +1,6 @@
 // The room settings form (templates/_settings.html), read and written by field name.
 import { CALZA_RULES, DEFAULT_CALZA_RULE } from "./codes.js";
+import { n } from "./i18n.js";
 
 /** Fill the choices the wire vocabulary owns (the calza rules); once per form, before use. */
 export function prepareSettings(form) {
@@ -29,7 +30,7 @@ export function writeSettings(form, settings) {
   els.calza_rule.value = settings.calza_rule;
   const seconds = settings.turn_seconds === null ? "" : String(settings.turn_seconds);
   if (![...els.turn_seconds.options].some((option) => option.value === seconds)) {
-    els.turn_seconds.append(new Option(`${seconds} seconds`, seconds));
+    els.turn_seconds.append(new Option(n("{count} second", "{count} seconds", Number(seconds)), seconds));
   }
   els.turn_seconds.value = seconds;
 }

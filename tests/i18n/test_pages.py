@@ -1,0 +1,107 @@
+"""Every page in every language: `<html lang>`, a translated string, the scripts' messages."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+
+from app import i18n, web
+
+PAGES = {
+    "/": "Create room",
+    "/games": "Recent games",
+    "/games/some-game": "Replay",
+    "/r/someroom": "Rules",  # the room's own texts come with the room page's rewrite
+}
+# /rules is a page of its own per language, not a translation: its heading in each.
+RULES_HEADINGS = {
+    "en": "How to play",
+    "nb": "Slik spiller du",
+    "nl": "Zo speel je",
+    "sv": "Så spelar du",
+    "hu": "A játék szabályai",
+}
+
+
+@pytest.fixture(scope="module")
+def client() -> TestClient:
+    app = FastAPI()
+    app.include_router(web.router)
+    return TestClient(app)
+
+
+def html_lang(text: str) -> str:
+    found = re.search(r'<html lang="([^"]+)">', text)
+    assert found is not None
+    return found.group(1)
+
+
+def embedded(text: str) -> dict[str, object]:
+    found = re.search(r'<script type="application/json" id="i18n-messages">(.*?)</script>', text)
+    assert found is not None
+    data: dict[str, object] = json.loads(found.group(1))
+    return data
+
+
+@pytest.mark.parametrize("code", list(i18n.LANGUAGES))
+@pytest.mark.parametrize("path", list(PAGES))
+def test_page_in_each_language(client: TestClient, path: str, code: str) -> None:
+    response = client.get(path, params={"lang": code})
+    assert response.status_code == 200
+    assert html_lang(response.text) == code
+    assert response.headers["content-language"] == code
+    with i18n.speaking(code):
+        translated = i18n.gettext(PAGES[path])
+        rules = i18n.gettext("Rules")
+    if code != i18n.DEFAULT:
+        assert translated != PAGES[path]
+    assert f">{translated}<" in response.text
+    assert f'<a href="/rules">{rules}</a>' in response.text
+    assert f'<option value="{code}" lang="{code}" selected>' in response.text
+    assert embedded(response.text)["lang"] == code
+
+
+@pytest.mark.parametrize("code", list(i18n.LANGUAGES))
+def test_rules_page_in_each_language(client: TestClient, code: str) -> None:
+    response = client.get("/rules", headers={"Cookie": f"lang={code}"})
+    assert response.status_code == 200
+    assert html_lang(response.text) == code
+    assert f"<h1>{RULES_HEADINGS[code]}</h1>" in response.text
+    for word in ("dudo", "calza", "palifico"):
+        assert word in response.text.lower()
+
+
+def test_page_follows_the_browser_then_the_cookie_then_the_query(client: TestClient) -> None:
+    header = {"Accept-Language": "sv-SE,sv;q=0.9,en;q=0.5"}
+    assert html_lang(client.get("/", headers=header).text) == "sv"
+    client.cookies.set("lang", "hu")
+    try:
+        assert html_lang(client.get("/", headers=header).text) == "hu"
+        assert html_lang(client.get("/?lang=nl", headers=header).text) == "nl"
+    finally:
+        client.cookies.clear()
+    assert html_lang(client.get("/").text) == "en"
+    response = client.get("/")
+    assert "Accept-Language" in response.headers["vary"]
+
+
+def test_plurals_follow_the_language(client: TestClient) -> None:
+    """The turn timer's choices: one form for 1, another for more, as each language says."""
+    en = client.get("/?lang=en").text
+    assert ">15 seconds<" in en and ">1 minute<" in en and ">1½ minutes<" in en
+    nl = client.get("/?lang=nl").text
+    assert ">15 seconden<" in nl and ">1 minuut<" in nl and ">2 minuten<" in nl
+    hu = client.get("/?lang=hu").text  # Hungarian counts in the singular
+    assert ">15 másodperc<" in hu and ">5 perc<" in hu
+
+
+def test_the_embedded_messages_cannot_close_the_script(client: TestClient) -> None:
+    """Messages are data in a JSON block (the CSP allows no inline script): `<` is escaped."""
+    for code in i18n.LANGUAGES:
+        text = client.get("/", params={"lang": code}).text
+        block = text.split('id="i18n-messages">', 1)[1].split("</script>", 1)[0]
+        assert "<" not in block
