@@ -31,10 +31,17 @@ export function outcomeText(r, nameOf, youSeat = null) {
 /** "Anna called dudo on 5 fours; there were 4. Anna loses a die.": a round in one line. */
 export function resultSummary(r, nameOf, youSeat = null) {
   const params = { name: nameOf(r.caller), bid: bidText(r.bid) };
-  const call =
-    r.call === "dudo"
+  const dudo = r.call === "dudo";
+  let call;
+  if (r.caller === youSeat && youSeat !== null) {
+    call = dudo
+      ? n("You called dudo on {bid}; there was {count}.", "You called dudo on {bid}; there were {count}.", r.count, params)
+      : n("You called calza on {bid}; there was {count}.", "You called calza on {bid}; there were {count}.", r.count, params);
+  } else {
+    call = dudo
       ? n("{name} called dudo on {bid}; there was {count}.", "{name} called dudo on {bid}; there were {count}.", r.count, params)
       : n("{name} called calza on {bid}; there was {count}.", "{name} called calza on {bid}; there were {count}.", r.count, params);
+  }
   return `${call} ${outcomeText(r, nameOf, youSeat)}`;
 }
 

@@ -61,7 +61,10 @@ def test_page_in_each_language(client: TestClient, path: str, code: str) -> None
         assert translated != PAGES[path]
     assert f">{translated}<" in response.text
     assert f'<a href="/rules">{rules}</a>' in response.text
-    assert f'<option value="{code}" lang="{code}" selected>' in response.text
+    assert (
+        f'<option value="{code}" lang="{code}" title="{i18n.LANGUAGES[code]}" selected>'
+        in response.text
+    )
     assert embedded(response.text)["lang"] == code
 
 
