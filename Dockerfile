@@ -22,6 +22,7 @@ WORKDIR /app
 COPY alembic.ini ./
 COPY migrations ./migrations
 COPY templates ./templates
+COPY locale ./locale
 COPY static ./static
 USER perudo
 VOLUME ["/app/data"]

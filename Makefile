@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test lint bench install clean
+.PHONY: run test lint bench install clean i18n
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +27,11 @@ lint: install
 
 test: lint
 	$(BIN)/pytest --cov --cov-report=term
+
+i18n: install  # after changing a page's or script's text; then translate the new empty msgstr lines
+	$(BIN)/pybabel extract -F babel.cfg -k t -k n:1,2 -k tNodes --no-wrap --sort-by-file -o locale/messages.pot .
+	$(BIN)/pybabel update -i locale/messages.pot -d locale -w 100 --ignore-obsolete
+	rm locale/messages.pot
 
 bench: install
 	$(BIN)/python bench/engine.py
