@@ -15,7 +15,7 @@ from fastapi.middleware.cors import CORSMiddleware
 from fastapi.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app import api, metrics, web, ws
+from app import api, metrics, security, web, ws
 from app.config import Settings
 from app.db.leases import LeaseRepository
 from app.db.migrate import upgrade
@@ -130,6 +130,7 @@ def create_app(
             allow_headers=["Content-Type"],
         )
     app.add_middleware(InstanceHeader, name=settings.instance)
+    security.install(app)
     app.include_router(api.router)
     app.include_router(ws.router)
     app.include_router(web.router)
