@@ -9,6 +9,7 @@ from starlette.requests import HTTPConnection
 
 from app.config import Settings
 from app.db.repository import GameRepository
+from app.db.stats import StatsRepository
 from app.limits import RateLimits
 from app.rooms import Registry
 
@@ -28,6 +29,11 @@ def get_games(connection: HTTPConnection) -> GameRepository:
     return games
 
 
+def get_stats(connection: HTTPConnection) -> StatsRepository:
+    stats: StatsRepository = connection.app.state.stats
+    return stats
+
+
 def get_rate_limits(connection: HTTPConnection) -> RateLimits:
     limits: RateLimits = connection.app.state.rate_limits
     return limits
@@ -36,4 +42,5 @@ def get_rate_limits(connection: HTTPConnection) -> RateLimits:
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 RegistryDep = Annotated[Registry, Depends(get_registry)]
 GamesDep = Annotated[GameRepository, Depends(get_games)]
+StatsDep = Annotated[StatsRepository, Depends(get_stats)]
 RateLimitsDep = Annotated[RateLimits, Depends(get_rate_limits)]

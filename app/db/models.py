@@ -34,6 +34,9 @@ NAMING_CONVENTION = {
     "pk": "pk_%(table_name)s",
 }
 
+# A name casefolds to at most three characters per character ("ß" -> "ss", "ΐ" -> three).
+NAME_KEY_LENGTH = 3 * 64
+
 # JSONB on PostgreSQL (indexable, comparable); plain JSON text elsewhere.
 Json = JSON().with_variant(JSONB(), "postgresql")
 
@@ -91,9 +94,26 @@ class GameRow(Base):
 
 
 class PlayerRow(Base):
-    """One seat of a finished game and where it finished (1 = winner)."""
+    """One seat of a finished game and where it finished (1 = winner).
+
+    The columns after `place` feed the player stats (app/db/stats.py): the name as they are
+    grouped (casefolded; null for a bot), the game's end, and the seat's dudo and calza calls.
+    """
 
     __tablename__ = "game_players"
+    __table_args__ = (
+        # Covers the stats' GROUP BY name_key, and a name's latest game by one seek.
+        Index(
+            "ix_game_players_stats",
+            "name_key",
+            "finished_at",
+            "place",
+            "dudo_calls",
+            "dudo_wins",
+            "calza_calls",
+            "calza_wins",
+        ),
+    )
 
     game_id: Mapped[str] = mapped_column(
         ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
@@ -102,6 +122,12 @@ class PlayerRow(Base):
     name: Mapped[str] = mapped_column(String(64), index=True)
     bot: Mapped[bool] = mapped_column(Boolean)
     place: Mapped[int] = mapped_column(Integer)
+    name_key: Mapped[str | None] = mapped_column(String(NAME_KEY_LENGTH))
+    finished_at: Mapped[datetime] = mapped_column(UtcDateTime())
+    dudo_calls: Mapped[int] = mapped_column(Integer, server_default="0")
+    dudo_wins: Mapped[int] = mapped_column(Integer, server_default="0")
+    calza_calls: Mapped[int] = mapped_column(Integer, server_default="0")
+    calza_wins: Mapped[int] = mapped_column(Integer, server_default="0")
 
     game: Mapped[GameRow] = relationship(back_populates="players")
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import Any
 
@@ -11,6 +12,7 @@ from sqlalchemy import Engine, delete, insert, select, text
 from sqlalchemy.orm import selectinload, sessionmaker
 
 from app.db.models import GameRow, PlayerRow, RoomJournalRow, RoomSnapshotRow, RoundRow
+from app.db.stats import Calls, name_key, tally_calls
 
 GAME_ID_BYTES = 8  # 64 random bits, 11 URL-safe characters
 
@@ -59,15 +61,25 @@ class GameRepository:
         winner = record["winner"]
         if not any(p["seat"] == winner["seat"] and p["name"] == winner["name"] for p in players):
             raise ValueError("the winner must be one of the players")
+        finished_at = parse_utc(record["finished_at"])
+        calls = tally_calls(r["result"] for r in record["rounds"])
         game = GameRow(
             id=new_game_id(),
             room_id=record["room_id"],
             started_at=parse_utc(record["started_at"]),
-            finished_at=parse_utc(record["finished_at"]),
+            finished_at=finished_at,
             settings=dict(record["settings"]),
             winner_seat=winner["seat"],
             players=[
-                PlayerRow(seat=p["seat"], name=p["name"], bot=p["bot"], place=p["place"])
+                PlayerRow(
+                    seat=p["seat"],
+                    name=p["name"],
+                    bot=p["bot"],
+                    place=p["place"],
+                    name_key=name_key(p["name"], p["bot"]),
+                    finished_at=finished_at,
+                    **asdict(calls.get(p["seat"], Calls())),
+                )
                 for p in players
             ],
             rounds=[
