@@ -15,12 +15,13 @@ from fastapi.middleware.cors import CORSMiddleware
 from fastapi.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app import api, metrics, security, web, ws
+from app import api, metrics, security, stats, web, ws
 from app.config import Settings
 from app.db.leases import LeaseRepository
 from app.db.migrate import upgrade
 from app.db.repository import GameRepository
 from app.db.session import make_engine
+from app.db.stats import StatsRepository
 from app.limits import RateLimits
 from app.paths import STATIC_DIR
 from app.rooms import AsyncioScheduler, Registry, RoomConfig, Scheduler
@@ -102,6 +103,7 @@ def create_app(
             logger.info("restored %d live rooms from the journal", restored)
         settle_garbage()
         app.state.games = games
+        app.state.stats = StatsRepository(engine)
         app.state.registry = registry
         background = [
             asyncio.create_task(_sweep_forever(registry)),
@@ -132,6 +134,7 @@ def create_app(
     app.add_middleware(InstanceHeader, name=settings.instance)
     security.install(app)
     app.include_router(api.router)
+    app.include_router(stats.router)
     app.include_router(ws.router)
     app.include_router(web.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
