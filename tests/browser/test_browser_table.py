@@ -30,7 +30,8 @@ SIZES: list[ViewportSize] = [
 ]
 
 # The boxes of elements, by selector (every match), in viewport coordinates.
-BOXES = """sels => Object.fromEntries(sels.map(s => [s, [...document.querySelectorAll(s)].map(el => {
+BOXES = """sels => Object.fromEntries(sels.map(s => [
+  s, [...document.querySelectorAll(s)].map(el => {
   const r = el.getBoundingClientRect();
   return {top: r.top, bottom: r.bottom, left: r.left, right: r.right, width: r.width};
 })]))"""
@@ -189,7 +190,10 @@ def test_round_one_roll_off_fits_at_360(
         seats = [p["seat"] for p in state["players"]]
         for p in state["players"]:
             p["name"] = p["name"] if p["seat"] == state["you"]["seat"] else f"{p['name']} Longname"
-        throws = [[{"seat": s, "die": 6} for s in seats], [{"seat": s, "die": 1 + s} for s in seats[:2]]]
+        throws = [
+            [{"seat": s, "die": 6} for s in seats],
+            [{"seat": s, "die": 1 + s} for s in seats[:2]],
+        ]
         state["round"] |= {"number": 1, "bids": [], "bid": None, "roll_off": throws}
         state["seq"] += 1000
         wire.inject(state)
@@ -216,7 +220,9 @@ def test_turn_title_timer_autoplay_log_after_reload_and_guarded_calls(
             p.page.wait_for_selector("#table:not([hidden])")
         anna.page.wait_for_function("() => document.getElementById('room').dataset.seq !== '-1'")
         state = anna.shown_state()
-        actor, other = (anna, bela) if state["round"]["turn"] == state["you"]["seat"] else (bela, anna)
+        actor, other = (
+            (anna, bela) if state["round"]["turn"] == state["you"]["seat"] else (bela, anna)
+        )
         actor.page.wait_for_function(f"() => document.title === {TURN_TITLE!r}")
         assert other.page.title() != TURN_TITLE and "Perudo" in other.page.title()
         assert actor.page.inner_text("#turn-live") == "Your turn"
@@ -268,7 +274,8 @@ def test_turn_title_timer_autoplay_log_after_reload_and_guarded_calls(
         assert bela.page.locator("#reveal-cups .die").count() == 10
         rows = bela.page.eval_on_selector_all(
             "#reveal-cups .reveal-dice",
-            "rows => rows.map(r => [...r.querySelectorAll('.die')].map(d => d.getAttribute('aria-label')))",
+            "rows => rows.map(r => [...r.querySelectorAll('.die')]"
+            ".map(d => d.getAttribute('aria-label')))",
         )
         for row in rows:  # each cup's dice in order, aces first
             faces = [1 if label == "ace" else int(label) for label in row]
