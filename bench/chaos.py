@@ -17,8 +17,9 @@ The verdict, checked for every room:
   spectator's (presence aside), and a final resume shows it the same `state` and `you`;
 - no action applied twice, none invented: every bid and call in the saved game was sent by
   that seat in that round, no seat bids twice in a row, and no move was autoplayed;
-- memory: the server's RSS is sampled; after the rooms expire (`--expire-wait`, short TTLs)
-  it must be back near its level before the rooms were created.
+- memory: with `--waves` of rooms one after another, the server's RSS once each wave's rooms
+  have expired (`--expire-wait`, `--ttl`) must stay within `--rss-slack-mb` of where the first
+  wave left it (the first warms the heap and the server's bounded caches).
 Targets 127.0.0.1 only; bounded in rooms and time (`--timeout`).
 """
 
