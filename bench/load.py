@@ -136,10 +136,10 @@ class Server:
     def __init__(self, stack: str, cpu: int | None, home: Path, source: Path | None) -> None:
         self.stack = stack
         self.cpu = cpu
-        self.home = home
         self.source = source  # a copy of the server's code, or None: the working tree
-        self.port = free_port()
-        self.log = home / f"{stack}-{self.port}.log"
+        self.port = free_port()  # may come round again within a run: the folder may not
+        self.home = Path(tempfile.mkdtemp(prefix=f"{stack}-", dir=home))
+        self.log = self.home / "server.log"
         self.process: subprocess.Popen[bytes] | None = None
 
     def command(self) -> list[str]:
@@ -157,7 +157,7 @@ class Server:
         return command
 
     def environment(self) -> dict[str, str]:
-        data = self.home / f"data-{self.port}"
+        data = self.home / "data"
         data.mkdir()
         code = {} if self.source is None else {"PYTHONPATH": str(self.source)}
         return (
@@ -1030,7 +1030,7 @@ async def run_once(
     problems: list[str] = []
     try:
         server = await start_server(stack, opts.server_cpu, home, source, opts.retries)
-    except RuntimeError as exc:
+    except (RuntimeError, OSError) as exc:
         return None, tally, [f"{label}: {exc}"]
     result: Result | None = None
     gc.collect()
