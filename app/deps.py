@@ -1,8 +1,12 @@
-"""What routes need from the running app, as FastAPI dependencies (HTTP and WebSocket)."""
+"""What routes need from the running app, as FastAPI dependencies (HTTP and WebSocket).
+
+They are `async def` so FastAPI calls them on the event loop; a plain `def` dependency would
+cost every request and every socket a trip through the thread pool.
+"""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, cast
 
 from fastapi import Depends
 from starlette.requests import HTTPConnection
@@ -14,29 +18,24 @@ from app.limits import RateLimits
 from app.rooms import Registry
 
 
-def get_settings(connection: HTTPConnection) -> Settings:
-    settings: Settings = connection.app.state.settings
-    return settings
+async def get_settings(connection: HTTPConnection) -> Settings:
+    return cast(Settings, connection.app.state.settings)
 
 
-def get_registry(connection: HTTPConnection) -> Registry:
-    registry: Registry = connection.app.state.registry
-    return registry
+async def get_registry(connection: HTTPConnection) -> Registry:
+    return cast(Registry, connection.app.state.registry)
 
 
-def get_games(connection: HTTPConnection) -> GameRepository:
-    games: GameRepository = connection.app.state.games
-    return games
+async def get_games(connection: HTTPConnection) -> GameRepository:
+    return cast(GameRepository, connection.app.state.games)
 
 
-def get_stats(connection: HTTPConnection) -> StatsRepository:
-    stats: StatsRepository = connection.app.state.stats
-    return stats
+async def get_stats(connection: HTTPConnection) -> StatsRepository:
+    return cast(StatsRepository, connection.app.state.stats)
 
 
-def get_rate_limits(connection: HTTPConnection) -> RateLimits:
-    limits: RateLimits = connection.app.state.rate_limits
-    return limits
+async def get_rate_limits(connection: HTTPConnection) -> RateLimits:
+    return cast(RateLimits, connection.app.state.rate_limits)
 
 
 SettingsDep = Annotated[Settings, Depends(get_settings)]

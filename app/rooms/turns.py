@@ -48,7 +48,9 @@ class TurnClock:
     ) -> None:
         self._scheduler = scheduler
         self._config = config
-        self._rng = rng
+        # Think-time jitter is no secret: a system RNG (a system call per draw, on every
+        # change of every room) gives way to a fast one; a seeded RNG (tests) is kept.
+        self._rng = random.Random() if isinstance(rng, random.SystemRandom) else rng
         self._on_turn = on_turn
         self._on_calza = on_calza
         self.key: TurnKey | None = None
