@@ -27,13 +27,8 @@ import argparse
 import asyncio
 import contextlib
 import json
-import os
 import random
-import shutil
-import socket
-import subprocess
 import sys
-import tempfile
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -42,82 +37,14 @@ from typing import Any
 
 import httpx
 import orjson
+from serving import Server  # bench/ is on the path of a script run from it
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
-HOST = "127.0.0.1"  # the only address this script connects to
-ROOT = Path(__file__).resolve().parents[1]
-START_TIMEOUT = 60.0
 PACE_RATE, PACE_BURST = 15.0, 30.0  # below the server's 20 a second, bursts of 40
 Message = dict[str, Any]
 DICE_PLACES = {("you", "dice"), ("reveal", "*", "dice"), ("last_result", "reveal", "*", "dice")}
 DICE_PLACES |= {("rounds", "*", "reveal", "*", "dice")}
-
-
-class Server:
-    """`perudo serve` on a free port, with a SQLite file in a temporary folder."""
-
-    def __init__(self, env: dict[str, str], commit: str | None = None) -> None:
-        self.home = Path(tempfile.mkdtemp(prefix="perudo-leak-"))
-        code = ROOT
-        if commit is not None:  # the server as committed, whatever the working tree holds
-            code = self.home / "server"
-            code.mkdir()
-            archive = subprocess.run(
-                ["git", "archive", commit, "app", "migrations", "alembic.ini", "static",
-                 "templates"],
-                cwd=ROOT, capture_output=True, check=True,
-            ).stdout  # fmt: skip
-            subprocess.run(["tar", "-x", "-C", str(code)], input=archive, check=True)
-        with socket.socket() as probe:
-            probe.bind((HOST, 0))
-            self.port = probe.getsockname()[1]
-        self.base = f"http://{HOST}:{self.port}"
-        self.log = self.home / "server.log"
-        environment = os.environ | {
-            "PERUDO_DATABASE_URL": f"sqlite:///{self.home / 'perudo.db'}",
-            "PERUDO_ROOMS_PER_MINUTE": "0",
-            **({"PYTHONPATH": str(code)} if commit else {}),
-            **env,
-        }
-        with self.log.open("wb") as out:
-            self.process = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "app.cli",
-                    "serve",
-                    "--host",
-                    HOST,
-                    "--port",
-                    str(self.port),
-                ],
-                cwd=code,
-                env=environment,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-            )
-        deadline = time.monotonic() + START_TIMEOUT
-        while True:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"perudo serve exited:\n{self.log.read_text()[-2000:]}")
-            with contextlib.suppress(httpx.TransportError):
-                if httpx.get(f"{self.base}/healthz", timeout=1).status_code == 200:
-                    break
-            if time.monotonic() > deadline:
-                raise RuntimeError("perudo serve did not start")
-            time.sleep(0.1)
-
-    def stop(self) -> str:
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(timeout=5)
-        log = self.log.read_text()
-        shutil.rmtree(self.home, ignore_errors=True)
-        return log
 
 
 @dataclass
@@ -358,6 +285,7 @@ async def audit(args: argparse.Namespace) -> dict[str, Any]:
             "PERUDO_FINISHED_TTL_SECONDS": "30",
         },
         args.commit,
+        "leak",
     )
     totals = Totals()
     started = time.monotonic()

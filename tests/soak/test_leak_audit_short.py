@@ -24,6 +24,8 @@ def load_script() -> ModuleType:
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules["leak_audit"] = module
+    if str(SCRIPT.parent) not in sys.path:  # as when run: its neighbour serving.py imports
+        sys.path.insert(0, str(SCRIPT.parent))
     spec.loader.exec_module(module)
     return module
 
