@@ -259,9 +259,9 @@ class Room:
                 self._saver.save(frames.game_record(self), partial(self._saved, self._game_no))
 
     async def _saved(self, game_no: int, game_id: str) -> None:
-        """Show the saved game's id, unless a rematch came first."""
+        """Show the saved game's id, unless a rematch came first or the room is gone."""
         async with self.lock:
-            if game_no == self._game_no and self.phase == "finished":
+            if game_no == self._game_no and self.phase == "finished" and not self.closed:
                 self._game_id = game_id
                 self._changed()
 

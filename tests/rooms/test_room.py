@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
@@ -172,3 +173,29 @@ async def test_registry_drops_idle_lobbies_and_finished_rooms(clock: ManualSched
     late = FakeConnection()  # found the room just before it was dropped
     await say(idle, late, type="join", name="Late")
     assert late.closed == 4404 and late.frames == []
+
+
+async def test_a_save_that_lands_after_the_room_closed_changes_nothing(
+    make_room: MakeRoom, clock: ManualScheduler, store: MemoryStore
+) -> None:
+    """A finished game saved late (the database was slow) must not bring a dropped room back
+    into the journal or send anything."""
+    gate = threading.Event()
+    save_game = store.save_game
+
+    def slow_save(record: Any) -> str:
+        assert gate.wait(5)
+        return save_game(record)
+
+    store.save_game = slow_save  # type: ignore[method-assign]
+    room = make_room()
+    host = await start_and_leave_to_a_bot(room)
+    await clock.advance(100_000)
+    assert room.phase == "finished"
+    seq = room.seq
+    closing = asyncio.create_task(room.close())
+    await asyncio.sleep(0.05)
+    gate.set()
+    await closing
+    assert store.records  # the game itself is kept
+    assert room.seq == seq and host.state["game_id"] is None
