@@ -8,6 +8,7 @@ from collections import defaultdict, deque
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, HTTPException, Query, Request, Response
+from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 
 from app import metrics
@@ -113,6 +114,16 @@ class Health(BaseModel):
     status: Literal["ok", "degraded"]
     database: Literal["ok", "unreachable"]
     instance: str
+
+
+async def database_away(request: Request, error: Exception) -> JSONResponse:
+    """A history or stats query while the database does not answer: 503, try again soon
+    (live games never wait on the database)."""
+    return JSONResponse(
+        {"detail": "The database does not answer; try again soon."},
+        status_code=503,
+        headers={"Retry-After": "5"},
+    )
 
 
 class CreationLimiter:

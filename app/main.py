@@ -13,6 +13,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.staticfiles import StaticFiles
+from sqlalchemy.exc import OperationalError
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app import api, metrics, security, stats, web, ws
@@ -133,6 +134,7 @@ def create_app(
         )
     app.add_middleware(InstanceHeader, name=settings.instance)
     security.install(app)
+    app.add_exception_handler(OperationalError, api.database_away)
     app.include_router(api.router)
     app.include_router(stats.router)
     app.include_router(ws.router)

@@ -119,3 +119,11 @@ def test_games_go_on_without_the_database(tmp_path: Path) -> None:
             final = ana.until(lambda m: m["type"] == "state" and m["phase"] == "finished")
         assert final["winner"] is not None and final["game_id"] is None
         assert http.get("/healthz").status_code == 503
+
+
+def test_the_history_answers_503_while_the_database_is_away(tmp_path: Path) -> None:
+    with running_app(unreachable(tmp_path)) as http:
+        for path in ("/api/games", "/api/games/nosuchgame", "/api/players"):
+            response = http.get(path)
+            assert response.status_code == 503, (path, response.text)
+            assert int(response.headers["retry-after"]) >= 1
