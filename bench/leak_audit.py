@@ -28,16 +28,14 @@ import asyncio
 import contextlib
 import json
 import random
-import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import httpx
 import orjson
-from serving import Server  # bench/ is on the path of a script run from it
+from serving import Server, report_and_exit  # bench/ is on the path of a script run from it
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
@@ -340,14 +338,7 @@ def main() -> None:
     parser.add_argument("--json", metavar="FILE", help="write the report as JSON ('-': stdout)")
     args = parser.parse_args()
     report = asyncio.run(audit(args))
-    if args.json == "-":
-        print(json.dumps(report))
-    else:
-        if args.json:
-            Path(args.json).write_text(json.dumps(report, indent=2))
-        for key, value in report.items():
-            print(f"{key:>32}: {value}")
-    sys.exit(1 if report["failure_count"] else 0)
+    report_and_exit(report, args.json, 32)
 
 
 if __name__ == "__main__":

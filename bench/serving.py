@@ -5,6 +5,7 @@ tree, and its log when it stops."""
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import socket
@@ -13,6 +14,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any, NoReturn
 
 import httpx
 
@@ -94,3 +96,16 @@ class Server:
         log = self.log.read_text()
         shutil.rmtree(self.home, ignore_errors=True)
         return log
+
+
+def report_and_exit(report: dict[str, Any], json_to: str | None, width: int) -> NoReturn:
+    """Print a script's report (as JSON with `--json -`, else one line a figure, and as JSON
+    to the `--json` file), then exit 1 if it counted any failure."""
+    if json_to == "-":
+        print(json.dumps(report))
+    else:
+        if json_to:
+            Path(json_to).write_text(json.dumps(report, indent=2))
+        for key, value in report.items():
+            print(f"{key:>{width}}: {value}")
+    sys.exit(1 if report["failure_count"] else 0)
