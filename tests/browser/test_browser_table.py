@@ -225,6 +225,10 @@ def test_turn_title_timer_autoplay_log_after_reload_and_guarded_calls(
         )
         actor.page.wait_for_function(f"() => document.title === {TURN_TITLE!r}")
         assert other.page.title() != TURN_TITLE and "Perudo" in other.page.title()
+        # the live region is emptied, then filled a moment later so the words are read again
+        actor.page.wait_for_function(
+            "() => document.getElementById('turn-live').textContent !== ''"
+        )
         assert actor.page.inner_text("#turn-live") == "Your turn"
 
         # The actor does nothing: after 10 s the server's bot bids for them, and both pages say so.
