@@ -10,7 +10,7 @@ from the engine; this module adds the codes of the wire around them.
 from __future__ import annotations
 
 from enum import IntEnum
-from typing import Annotated, Any, Literal, TypedDict, get_args, get_type_hints
+from typing import Annotated, Any, Literal, NotRequired, TypedDict, get_args, get_type_hints
 
 import orjson
 from pydantic import (
@@ -300,6 +300,7 @@ class WelcomeMessage(TypedDict):
     room_id: str
     seat: int | None
     token: str | None
+    autoplayed: NotRequired[list[AutoplayedMessage]]  # beyond PROTOCOL.md: played while away
 
 
 class HistoryMessage(TypedDict):

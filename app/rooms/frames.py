@@ -17,6 +17,7 @@ from app.engine import Bid, Dudo, Game
 from app.engine.game import Action, RoundResult
 from app.engine.view import PlayerPublic, lobby_you, table_view, you_view
 from app.protocol import (
+    AutoplayedMessage,
     AutoplayReason,
     BidAction,
     CallAction,
@@ -26,6 +27,7 @@ from app.protocol import (
     RoomInfo,
     RoomSettings,
     StatePublic,
+    WelcomeMessage,
     encode,
 )
 from app.rooms.ports import Connection
@@ -177,9 +179,18 @@ def state_frames(
 
 
 def welcome_frame(room_id: str, seat: Seat | None) -> str:
-    """The answer to a hello: the seat and its token (both None for a spectator)."""
+    """The answer to a hello: the seat and its token (both None for a spectator), and the
+    moves the server's bot made for that seat while it had no connection, if any."""
     number, token = (seat.number, seat.token) if seat else (None, None)
-    return encode({"type": "welcome", "room_id": room_id, "seat": number, "token": token})
+    welcome: WelcomeMessage = {
+        "type": "welcome",
+        "room_id": room_id,
+        "seat": number,
+        "token": token,
+    }
+    if seat is not None and seat.missed:
+        welcome["autoplayed"] = list(seat.missed)
+    return encode(welcome)
 
 
 def round_result_frame(result: RoundResult) -> str:
@@ -197,14 +208,14 @@ def chat_frame(seat: Seat, text: str) -> str:
     return encode({"type": "chat", "seat": seat.number, "name": seat.name, "text": text})
 
 
-def autoplayed_frame(seat: int, reason: AutoplayReason, action: Action) -> str:
+def autoplayed_message(seat: int, reason: AutoplayReason, action: Action) -> AutoplayedMessage:
     """A move the server's bot made for a person."""
     shown: BidAction | CallAction
     if isinstance(action, Bid):
         shown = {"type": "bid", "quantity": action.quantity, "face": action.face}
     else:
         shown = {"type": "dudo" if isinstance(action, Dudo) else "calza"}
-    return encode({"type": "autoplayed", "seat": seat, "reason": reason, "action": shown})
+    return {"type": "autoplayed", "seat": seat, "reason": reason, "action": shown}
 
 
 def game_record(room: Shown) -> dict[str, Any]:

@@ -131,6 +131,8 @@ class Room:
                 seat.conn = conn
             self._audience.sit(conn, seat.number if seat else None)
             conn.send(frames.welcome_frame(self.room_id, seat))
+            if seat is not None:
+                seat.missed.clear()
             if self._game is not None:
                 conn.send(frames.history_frame(self._game))
             self._changed(lasting=seat is not None)
@@ -270,7 +272,10 @@ class Room:
     ) -> None:
         """A move the server made for `seat` (under the lock): a person's is announced."""
         if reason is not None:
-            self._audience.broadcast(frames.autoplayed_frame(seat.number, reason, action))
+            message = frames.autoplayed_message(seat.number, reason, action)
+            self._audience.broadcast(wire.encode(message))
+            if seat.conn is None:
+                seat.missed.append(message)  # told on its return (`welcome`)
         elif isinstance(action, Bid):
             self._entry = bid_entry(seat.number, action)
         self._after(events)

@@ -257,6 +257,34 @@ async def test_a_person_away_past_the_grace_is_announced_as_away(
     assert len(announced) == moves_by(room.game, 2)
 
 
+async def test_a_returning_person_is_told_what_was_played_for_them_while_away(
+    make_room: MakeRoom, clock: ManualScheduler
+) -> None:
+    room = make_room(seed=3)
+    conns = await seated(room, 3)
+    witness = await watcher(room)
+    await say(room, conns[0], type="start")
+    await room.disconnect(conns[2])
+    rng = random.Random(5)
+    while len(of_type(witness, "autoplayed")) < 2 and room.phase == "playing":
+        turn = witness.state["round"]["turn"]
+        if turn == 2:
+            await clock.advance(GRACE + BOT_STEP)
+        else:
+            await say(room, conns[turn], **legal_move(conns[turn].state, rng))
+    announced = of_type(witness, "autoplayed")
+    assert len(announced) >= 2
+    back = FakeConnection()
+    await say(room, back, type="resume", token=token_of(conns[2]))
+    assert of_type(back, "welcome")[0]["autoplayed"] == announced
+    again = FakeConnection()  # told once: a second return while connected has nothing new
+    await say(room, again, type="resume", token=token_of(conns[2]))
+    for told_nothing in (again, conns[0], witness):
+        assert "autoplayed" not in of_type(told_nothing, "welcome")[0]
+    await clock.advance(FOREVER)
+    await room.settle()
+
+
 async def test_a_person_who_left_is_announced_as_left_and_bots_never(
     make_room: MakeRoom, clock: ManualScheduler
 ) -> None:
