@@ -122,7 +122,7 @@ class Player:
         while True:
             ws = await self.open(hello)
             if self.stalled is not None:  # resumed first, so the server supersedes it
-                self.stalled, old = None, self.stalled
+                old, self.stalled = self.stalled, None
                 self.spawn(self.retire(old))
             self.ws, self.acted = ws, None
             self.reader = asyncio.create_task(self.read(ws))

@@ -118,7 +118,7 @@ class Auditor:
         if self.round is not None and any(r >= self.round for g, r in self.ended if g == self.game):
             self.leak("a round already revealed is being played", frame)
         you = frame["you"]
-        if you["seat"] is None or round_ is None:
+        if you["seat"] is None or self.round is None:
             if you["dice"]:
                 self.leak("dice for a connection without a seat in play", frame)
             return
@@ -132,7 +132,7 @@ class Auditor:
         self.ended.add(key)
         if key in self.own:
             seat, dice = self.own[key]
-            shown = next((r["dice"] for r in reveal if r["seat"] == seat), [])
+            shown: list[int] = next((r["dice"] for r in reveal if r["seat"] == seat), [])
             if dice and sorted(shown) != sorted(dice):
                 self.leak(f"round {number}: shown {dice}, revealed {shown}", frame)
             self.totals.own_dice_checked += 1
