@@ -50,3 +50,8 @@ export function tNodes(msgid, params = {}) {
 export function dateTime(date) {
   return date.toLocaleString(lang);
 }
+
+/** ["a", "b", "c"] -> "a, b and c", as this language joins a list. */
+export function listText(items) {
+  return new Intl.ListFormat(lang, { type: "conjunction" }).format(items);
+}

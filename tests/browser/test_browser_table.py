@@ -20,6 +20,8 @@ from tests.browser.test_browser_protocol import Wire
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 TURN_TITLE = "(●) Your turn · Perudo"
+AWAY_BID = re.compile(r"While you were away, the bot bid \d+ \w+ for you\.")
+CLEAR_OF_THE_EDGE = 8  # px: Dudo and Calza keep at least this much from the screen's bottom
 LONG_NAME = "Anna Maria Kovács"
 SIZES: list[ViewportSize] = [
     {"width": 360, "height": 640},
@@ -124,6 +126,10 @@ def test_six_players_fit_the_screen_on_your_turn(
             "#turn-text",
         ]
         assert on_screen(page, wanted) == {}, size
+        bottom = size["height"] - CLEAR_OF_THE_EDGE
+        for call_button in ("#dudo-btn", "#calza-btn"):
+            box = page.locator(call_button).bounding_box()
+            assert box and box["y"] + box["height"] <= bottom, (call_button, box, size)
         assert page.get_by_role("group", name="Your dice").is_visible()
         assert page.get_by_role("button", name=re.compile("^Bid")).is_enabled()
         assert page.get_by_role("button", name=re.compile("^Calza")).is_visible()
@@ -240,9 +246,7 @@ def test_turn_title_timer_autoplay_log_after_reload_and_guarded_calls(
                 line.inner_text(),
             ), line.inner_text()
         actor.page.wait_for_selector("#away-line:not(:empty)")
-        assert actor.page.inner_text("#away-line").startswith(
-            "While you were away the bot played for you: bid"
-        )
+        assert AWAY_BID.fullmatch(actor.page.inner_text("#away-line"))
         other.page.wait_for_function(f"() => document.title === {TURN_TITLE!r}")
         assert actor.page.title() != TURN_TITLE
         actor.shot(screenshots, "table-autoplayed-360x640")
@@ -306,6 +310,30 @@ def play_on(player: Player, deadline: float) -> None:
         wait_for_answer(player, seq)
     else:
         player.page.wait_for_timeout(50)
+
+
+def test_chat_unread_count_in_the_lobby(browser: Browser, live_server: str) -> None:
+    anna, bela = Player(browser, live_server, "Anna"), Player(browser, live_server, "Béla")
+    try:
+        url = create_room(anna)
+        join(bela, url)
+        for text in ("hello", "anyone?"):
+            bela.page.click("#lobby-chat-open")
+            bela.page.fill("#chat-text", text)
+            bela.page.press("#chat-text", "Enter")
+        anna.page.wait_for_function(
+            "() => document.getElementById('lobby-chat-unread').textContent === '2'"
+        )
+        assert on_screen(anna.page, ["#lobby-chat-unread", "#lobby-chat-open"]) == {}
+        assert bela.page.is_hidden("#lobby-chat-unread")  # his own lines are not unread
+        anna.page.click("#lobby-chat-open")
+        anna.page.wait_for_selector("#lobby-chat-unread", state="hidden")
+        assert on_screen(anna.page, ["#chat-text"]) == {}
+        assert anna.page.locator("#chat-log li").all_inner_texts() == ["Béla hello", "Béla anyone?"]
+        assert not anna.page_errors and not bela.page_errors
+    finally:
+        anna.close()
+        bela.close()
 
 
 def test_chat_leave_standings_and_rematch_without_the_one_who_left(
@@ -429,9 +457,42 @@ def test_a_returning_player_reads_what_the_bot_played(browser: Browser, live_ser
         bela.page.evaluate("() => { window.__block = false; }")
         line = bela.page.locator("#away-line")
         line.wait_for(timeout=30_000)
-        assert re.fullmatch(
-            r"While you were away the bot played for you: bid \d+ \w+\.", line.inner_text()
-        ), line.inner_text()
+        assert AWAY_BID.fullmatch(line.inner_text()), line.inner_text()
+    finally:
+        anna.close()
+        bela.close()
+
+
+def test_a_player_who_reopens_the_room_reads_what_the_bot_played(
+    browser: Browser, live_server: str, screenshots: Path
+) -> None:
+    anna, bela = Player(browser, live_server, "Anna"), Player(browser, live_server, "Béla")
+    try:
+        url = create_room(anna)
+        join(bela, url)
+        anna.page.click("#start-btn")
+        bela.page.wait_for_selector("#table:not([hidden])")
+        anna.page.wait_for_function("() => document.getElementById('room').dataset.seq !== '-1'")
+        if anna.shown_state()["round"]["turn"] == anna.shown_state()["you"]["seat"]:
+            seq = anna.page.get_attribute("#room", "data-seq") or ""
+            anna.page.click("#bid-btn")
+            wait_for_answer(anna, seq)
+        # Béla closes the page on his turn; after the grace the bot bids for him.
+        bela.page.wait_for_selector("#actions[data-my-turn=true]")
+        bela.page.close()
+        anna.page.locator("#log-list li.log-auto").first.wait_for(timeout=30_000)
+        # He opens the room link again: a new page, his seat back from the browser's storage,
+        # and the server's `welcome` says what was played for him.
+        bela.page = bela.context.new_page()
+        bela.watch(bela.page)
+        bela.page.goto(url)
+        bela.page.wait_for_selector("#table:not([hidden])")
+        line = bela.page.locator("#away-line")
+        line.wait_for()
+        assert AWAY_BID.fullmatch(line.inner_text()), line.inner_text()
+        assert on_screen(bela.page, ["#away-line"]) == {}
+        bela.shot(screenshots, "table-away-line-360x640")
+        assert bela.page_errors == []
     finally:
         anna.close()
         bela.close()

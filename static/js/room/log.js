@@ -5,56 +5,29 @@
 import { byId, fill, h } from "../dom.js";
 import { bidText } from "../dice.js";
 import { AUTOPLAY_REASON_TEXT } from "../codes.js";
+import { listText, t } from "../i18n.js";
 import { resultSummary } from "../result.js";
-import { byName, nameOf, namer } from "./people.js";
+import { nameOf, namer } from "./people.js";
 
 const KEEP = 300;
-const TEXT = {
-  round: (n) => `Round ${n}`,
-  palifico: "Palifico.",
-  bids: (name, bid) => `${name} bid ${bidText(bid)}.`,
-  someReason: "For an absent player",
-  auto: (reason, action, name) => `${reason}: the bot ${action} for ${name}.`,
-  bid: (bid) => `bid ${bidText(bid)}`,
-  called: (call) => `called ${call}`,
-  played: "played",
-  away: (moves) => `While you were away the bot played for you: ${moves}.`,
-};
 
 let entries = []; // {round} and {autoplayed}, oldest first
 let fresh = false; // just replaced by the server's `history`
-let away = []; // what the bot played for you since your own last move
+let away = []; // the actions the bot played for you since your own last move
 let botMoveDue = false; // an `autoplayed` for you whose move the next state shows
 let myBids = null; // "round:count" of your bids in the state last drawn
 
-/** The server's `history` after a (re)connection replaces the log. */
-export function reset(rounds) {
-  const before = entries;
-  entries = (Array.isArray(rounds) ? rounds : []).map((round) => ({ round }));
-  fresh = true;
-  if (seen === null) return; // the page's first connection: nothing to compare with
-  catchingUp = true;
-  const had = new Set(before.filter((e) => e.round).map((e) => e.round.round));
-  for (const e of entries) if (e.round.caller === seen.you && !had.has(e.round.round)) away.push(TEXT.called(e.round.call));
+/** A `welcome`: the moves the bot made for your seat while you had no connection. */
+export function welcome(msg) {
+  myBids = null; // the bids that appeared while away are not yours
+  if (msg.seat === null) return;
+  for (const played of msg.autoplayed ?? []) if (played.seat === msg.seat) away.push(played.action);
 }
 
-let seen = null; // {you, bids: Set of "round:index"}: your bids this page saw while connected
-let catchingUp = false; // reconnected: your bids in the next state that were never seen are the bot's
-
-/** Bids of yours that appeared while this page was not connected were played by the bot. */
-function catchUp(state) {
-  const round = state.phase === "playing" ? state.round : null;
-  if (state.you.seat === null || round === null) return false;
-  const was = catchingUp;
-  if (seen === null || seen.you !== state.you.seat) seen = { you: state.you.seat, bids: new Set() };
-  round.bids.forEach((b, i) => {
-    const key = `${round.number}:${i}`;
-    if (b.seat !== state.you.seat || seen.bids.has(key)) return;
-    if (catchingUp) away.push(TEXT.bid(b));
-    seen.bids.add(key);
-  });
-  catchingUp = false;
-  return was;
+/** The server's `history` after a (re)connection replaces the log. */
+export function reset(rounds) {
+  entries = (Array.isArray(rounds) ? rounds : []).map((round) => ({ round }));
+  fresh = true;
 }
 
 /** A new game begins (from the lobby or after a finished game), unless `history` just came. */
@@ -69,7 +42,7 @@ export function add(entry, youSeat) {
   entries.push(entry);
   if (entries.length > KEEP) entries.shift();
   if (entry.autoplayed && entry.autoplayed.seat === youSeat && youSeat !== null) {
-    away.push(actionText(entry.autoplayed.action));
+    away.push(entry.autoplayed.action);
     botMoveDue = true;
   } else if (entry.round && entry.round.caller === youSeat) {
     noteMyMove();
@@ -88,12 +61,11 @@ export function eliminated() {
 
 /** @param {{showReveal: (result: object) => void}} ctx */
 export function render(state, ctx) {
-  const caught = catchUp(state);
   const round = state.phase === "playing" ? state.round : null;
   const mine = round && state.you.seat !== null ? `${round.number}:${round.bids.filter((b) => b.seat === state.you.seat).length}` : null;
-  if (!caught && mine !== null && myBids !== null && mine !== myBids && mine.split(":")[0] === myBids.split(":")[0]) noteMyMove();
+  if (mine !== null && myBids !== null && mine !== myBids && mine.split(":")[0] === myBids.split(":")[0]) noteMyMove();
   myBids = mine;
-  byId("away-line").textContent = away.length > 0 && state.phase === "playing" ? TEXT.away(away.join(", ")) : "";
+  byId("away-line").textContent = away.length > 0 && state.phase === "playing" ? awayText(away) : "";
   const box = byId("log");
   const bids = round ? round.bids : [];
   box.hidden = state.phase === "lobby" || (entries.length === 0 && bids.length === 0);
@@ -103,7 +75,7 @@ export function render(state, ctx) {
   fill(
     list,
     entries.map((entry) => (entry.round ? roundLine(state, entry.round, ctx) : autoplayedLine(state, entry.autoplayed))),
-    bids.map((b) => h("li", { class: "log-bid" }, TEXT.bids(nameOf(state, b.seat), b))),
+    bids.map((b) => h("li", { class: "log-bid" }, bidLine(state, b))),
   );
   if (atEnd) list.scrollTop = list.scrollHeight; // follow the newest line unless scrolled back
 }
@@ -115,22 +87,39 @@ function roundLine(state, r, ctx) {
     h(
       "button",
       { type: "button", class: "log-again", onclick: () => ctx.showReveal(r) },
-      h("span", { class: "log-when" }, TEXT.round(r.round)),
+      h("span", { class: "log-when" }, t("Round {number}", { number: r.round })),
       " ",
-      r.palifico ? `${TEXT.palifico} ` : "",
+      r.palifico ? `${t("Palifico.")} ` : "",
       resultSummary(r, namer(state), state.you.seat),
     ),
   );
 }
 
-/** "Time ran out: the bot bid 5 twos for Eve." */
-function autoplayedLine(state, msg) {
-  const reason = AUTOPLAY_REASON_TEXT[msg.reason] ?? TEXT.someReason;
-  return h("li", { class: "log-auto", dataset: { seat: msg.seat } }, TEXT.auto(reason, actionText(msg.action), byName(state, msg.seat)));
+/** "Eve bid 5 twos." */
+function bidLine(state, b) {
+  const bid = bidText(b);
+  return b.seat === state.you.seat ? t("You bid {bid}.", { bid }) : t("{name} bid {bid}.", { name: nameOf(state, b.seat), bid });
 }
 
-function actionText(action) {
-  if (action?.type === "bid") return TEXT.bid(action);
-  if (action?.type === "dudo" || action?.type === "calza") return TEXT.called(action.type);
-  return TEXT.played;
+/** "Time ran out: the bot bid 5 twos for Eve." */
+function autoplayedLine(state, msg) {
+  const params = { reason: AUTOPLAY_REASON_TEXT[msg.reason] ?? t("For an absent player"), move: moveText(msg.action) };
+  const text =
+    msg.seat === state.you.seat
+      ? t("{reason}: the bot {move} for you.", params)
+      : t("{reason}: the bot {move} for {name}.", { ...params, name: nameOf(state, msg.seat) });
+  return h("li", { class: "log-auto", dataset: { seat: msg.seat } }, text);
+}
+
+/** "While you were away, the bot bid 5 twos and called dudo for you." */
+function awayText(actions) {
+  return t("While you were away, the bot {moves} for you.", { moves: listText(actions.map(moveText)) });
+}
+
+/** What the bot did, to fit "the bot … for Eve": "bid 5 twos", "called dudo". */
+function moveText(action) {
+  if (action?.type === "bid") return t("bid {bid}", { bid: bidText(action) });
+  if (action?.type === "dudo") return t("called dudo");
+  if (action?.type === "calza") return t("called calza");
+  return t("played");
 }

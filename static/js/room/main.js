@@ -85,6 +85,7 @@ function onMessage(msg) {
       page.seq = -1; // a new connection: its first state is always taken
       if (msg.token) keepSeatToken(roomId, msg.token);
       if (msg.seat !== null) page.joining = null;
+      log.welcome(msg);
       break;
     case "history":
       log.reset(msg.rounds);

@@ -52,12 +52,13 @@ export function render(state, ctx) {
   if (myTurn) bringIntoView(`${round.number}:${round.bids.length}`);
 }
 
-/** Once per turn of yours: scroll the least that brings your controls on screen. */
+/** Once per turn of yours: scroll the least that brings your controls on screen, with their margin. */
 function bringIntoView(turnKey) {
   if (lastTurnKey === turnKey) return;
   lastTurnKey = turnKey;
   const actions = byId("actions");
-  if (actions.getBoundingClientRect().bottom > window.innerHeight) {
+  const margin = parseFloat(getComputedStyle(actions).scrollMarginBottom) || 0;
+  if (actions.getBoundingClientRect().bottom > window.innerHeight - margin) {
     const smooth = !window.matchMedia("(prefers-reduced-motion: reduce)").matches;
     actions.scrollIntoView({ block: "end", behavior: smooth ? "smooth" : "auto" });
   }

@@ -1,5 +1,5 @@
-// The table's top bar: the chat one tap away with its unread count, and Leave; links out of a
-// running game ask first.
+// The table's top bar: Leave (the chat button beside it is chat.js); links out of a running
+// game ask first.
 import { byId } from "../dom.js";
 import { player } from "./people.js";
 
@@ -12,13 +12,6 @@ let seatedInGame = false;
 
 /** @param {{leave: () => void}} ctx */
 export function mount(ctx) {
-  byId("chat-open").addEventListener("click", () => {
-    const chat = byId("chat");
-    chat.open = true;
-    chat.scrollIntoView({ block: "end" });
-    const input = byId("chat-text");
-    if (!byId("chat-form").hidden) input.focus({ preventScroll: true });
-  });
   byId("game-leave").addEventListener("click", () => {
     if (window.confirm(TEXT.leave)) ctx.leave();
   });
