@@ -45,10 +45,10 @@ from sqlalchemy.pool import NullPool
 from app import stats
 from app.config import Settings
 from app.db.migrate import upgrade
-from app.db.models import GameRow, PlayerRow, RoundRow
-from app.db.repository import new_game_id
+from app.db.models import GameRow, PlayerRow, PlayerStatsRow, RoundRow
+from app.db.repository import GameRepository, new_game_id
 from app.db.session import make_engine
-from app.db.stats import Calls, StatsRepository, name_key, tally_calls
+from app.db.stats import Calls, StatsRepository, name_key, recount, tally_calls
 from app.main import create_app
 
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
@@ -202,6 +202,8 @@ class Generator:
 
 
 def fill(engine: Engine, generator: Generator, games: int) -> None:
+    """Bulk-insert `games` games, then sum them into `player_stats` as migration 0005 does
+    (`recount`); `save_game` keeps it up to date from there."""
     started = time.perf_counter()
     for first in range(0, games, BATCH):
         rows: tuple[list[Any], list[Any], list[Any]] = ([], [], [])
@@ -217,6 +219,43 @@ def fill(engine: Engine, generator: Generator, games: int) -> None:
         rate = done / (time.perf_counter() - started)
         print(f"\r  {done:,} games, {rate:,.0f} games/s", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
+    columns = [column.name for column in PlayerStatsRow.__table__.columns]
+    with engine.begin() as connection:
+        connection.execute(insert(PlayerStatsRow).from_select(columns, recount()))
+
+
+def as_record(
+    game: dict[str, Any], players: list[dict[str, Any]], rounds: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """The generator's rows of one game as the record the server hands `save_game`."""
+    winner = next(p for p in players if p["place"] == 1)
+    return {
+        "room_id": game["room_id"],
+        "started_at": game["started_at"].isoformat(),
+        "finished_at": game["finished_at"].isoformat(),
+        "settings": game["settings"],
+        "winner": {"seat": winner["seat"], "name": winner["name"]},
+        "players": [{k: p[k] for k in ("seat", "name", "bot", "place")} for p in players],
+        "rounds": [{k: v for k, v in r.items() if k != "game_id"} for r in rounds],
+    }
+
+
+def time_saves(engine: Engine, generator: Generator, first: int, saves: int) -> dict[str, float]:
+    """Save `saves` more games one by one through `save_game` (its seats, rounds and the
+    summary's upsert, one transaction each): the milliseconds each took."""
+    repo = GameRepository(engine)
+    times = []
+    for number in range(first, first + saves):
+        record = as_record(*generator.game(number))
+        start = time.perf_counter()
+        repo.save_game(record)
+        times.append((time.perf_counter() - start) * 1000)
+    times.sort()
+    return {
+        "median_ms": statistics.median(times),
+        "p95_ms": times[round(0.95 * (len(times) - 1))],
+        "max_ms": times[-1],
+    }
 
 
 def expected(generator: Generator, sort: str) -> list[dict[str, Any]]:
@@ -290,6 +329,7 @@ def main() -> None:
     add("--games", type=int, default=100_000)
     add("--people", type=int, default=5_000, help="distinct names of people (default 5000)")
     add("--repeat", type=int, default=20, help="timed calls per query (default 20)")
+    add("--saves", type=int, default=200, help="games then saved one by one, timed (default 200)")
     add("--seed", type=int, default=1)
     add("--keep", action="store_true", help="keep the database afterwards")
     add("--json", metavar="PATH", help="also write the figures as JSON (- for stdout)")
@@ -304,6 +344,7 @@ def main() -> None:
         started = time.perf_counter()
         fill(engine, generator, args.games)
         fill_seconds = time.perf_counter() - started
+        saving = time_saves(engine, generator, args.games, args.saves)
         with engine.connect() as connection:
             seats = connection.scalar(select(func.count()).select_from(PlayerRow))
         if backend == "postgresql":  # what autovacuum does soon after a load like this
@@ -347,23 +388,26 @@ def main() -> None:
 
     report = {
         "backend": backend,
-        "games": args.games,
+        "games": args.games + args.saves,
         "seats": seats,
         "people": people,
         "fill_seconds": round(fill_seconds, 1),
         "repeat": args.repeat,
         "queries": results,
+        "save_game": {"games": args.saves, **saving},
     }
     table = sys.stderr if args.json == "-" else sys.stdout  # `--json -`: stdout is JSON only
     print(
-        f"\n{args.games:,} games ({seats:,} seats, {people:,} people) on {backend}, "
-        f"filled in {fill_seconds:.0f} s; {args.repeat} calls each:\n",
+        f"\n{args.games + args.saves:,} games ({seats:,} seats, {people:,} people) on {backend}, "
+        f"{args.games:,} filled in {fill_seconds:.0f} s; {args.repeat} calls each:\n",
         file=table,
     )
     print("| query | median ms | p95 ms | max ms |\n|---|---:|---:|---:|", file=table)
     for row in results:
         figures = f"{row['median_ms']:.1f} | {row['p95_ms']:.1f} | {row['max_ms']:.1f}"
         print(f"| {row['query']} | {figures} |", file=table)
+    figures = f"{saving['median_ms']:.1f} | {saving['p95_ms']:.1f} | {saving['max_ms']:.1f}"
+    print(f"| save_game, {args.saves} games one by one | {figures} |", file=table)
     if args.json == "-":
         print(json.dumps(report, indent=2))
     elif args.json:

@@ -132,6 +132,36 @@ class PlayerRow(Base):
     game: Mapped[GameRow] = relationship(back_populates="players")
 
 
+class PlayerStatsRow(Base):
+    """One person's running totals over their finished games, kept by `save_game` in the
+    game's own transaction, so the leaderboard reads a page of rows instead of summing seats.
+
+    `name` is the spelling of their latest game, the one ending last (`latest_at`, then the
+    highest `latest_game` id among games ending together), whatever order games are saved in.
+    """
+
+    __tablename__ = "player_stats"
+
+    name_key: Mapped[str] = mapped_column(String(NAME_KEY_LENGTH), primary_key=True)
+    name: Mapped[str] = mapped_column(String(64))
+    latest_at: Mapped[datetime] = mapped_column(UtcDateTime())
+    latest_game: Mapped[str] = mapped_column(String(32))
+    games: Mapped[int] = mapped_column(Integer)
+    wins: Mapped[int] = mapped_column(Integer)
+    place_sum: Mapped[int] = mapped_column(Integer)
+    dudo_calls: Mapped[int] = mapped_column(Integer)
+    dudo_wins: Mapped[int] = mapped_column(Integer)
+    calza_calls: Mapped[int] = mapped_column(Integer)
+    calza_wins: Mapped[int] = mapped_column(Integer)
+
+
+# The leaderboard's orders (app/db/stats.py `_order`), each read straight off an index; by
+# name it is the primary key.
+_stats = PlayerStatsRow
+Index("ix_player_stats_wins", _stats.wins.desc(), _stats.games, _stats.name_key)
+Index("ix_player_stats_games", _stats.games.desc(), _stats.wins.desc(), _stats.name_key)
+
+
 class RoundRow(Base):
     """One played round with everything revealed: dice per seat, bids, and how it ended."""
 

@@ -2,8 +2,10 @@
 
 Every figure is a sum over `game_players`: `save_game` files each seat's calls there
 (`tally_calls`) with its casefolded name (`name_key`, null for bots) and the game's
-`finished_at`, so the leaderboard is one GROUP BY over one covering index, never a read of
-the rounds' JSON.
+`finished_at`. It also adds the game to each person's running totals in `player_stats`
+(`count_game`, in the same transaction), so the leaderboard reads one page of that table
+along an index: its cost does not grow with the number of games. `recount` sums the seats
+afresh, as the migration that created the table did.
 """
 
 from __future__ import annotations
@@ -12,13 +14,15 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from sqlalchemy import ColumnElement, Engine, Row, Select, case, func, select
-from sqlalchemy.orm import sessionmaker
+from sqlalchemy import ColumnElement, Engine, Select, and_, case, func, or_, select
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm import Session, sessionmaker
 
-from app.db.models import PlayerRow
+from app.db.models import GameRow, PlayerRow, PlayerStatsRow
 
 Sort = Literal["wins", "games", "name"]
 Query = Select[*tuple[Any, ...]]
+TOTALS = ("games", "wins", "place_sum", "dudo_calls", "dudo_wins", "calza_calls", "calza_wins")
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,12 +60,88 @@ def tally_calls(results: Iterable[Mapping[str, Any]]) -> dict[int, Calls]:
     return {seat: Calls(*tally) for seat, tally in tallies.items()}
 
 
+def count_game(session: Session, game: GameRow) -> None:
+    """Add a game being saved to its people's `player_stats` rows (created at their first
+    game), in the caller's transaction: one upsert, rows in key order so that two games
+    saved at once with the same people lock them in the same order."""
+    rows: dict[str, dict[str, Any]] = {}
+    for seat in game.players:
+        if seat.name_key is None:
+            continue
+        row = rows.setdefault(
+            seat.name_key,
+            {"name_key": seat.name_key, "name": seat.name, "latest_at": game.finished_at}
+            | {"latest_game": game.id}
+            | dict.fromkeys(TOTALS, 0),
+        )
+        for column, value in (
+            ("games", 1),
+            ("wins", int(seat.place == 1)),
+            ("place_sum", seat.place),
+            ("dudo_calls", seat.dudo_calls),
+            ("dudo_wins", seat.dudo_wins),
+            ("calza_calls", seat.calza_calls),
+            ("calza_wins", seat.calza_wins),
+        ):
+            row[column] += value
+    if not rows:
+        return
+    dialect = session.get_bind().dialect.name
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    stmt = insert(PlayerStatsRow)
+    old, new = PlayerStatsRow, stmt.excluded
+    newer = or_(
+        new.latest_at > old.latest_at,
+        and_(new.latest_at == old.latest_at, new.latest_game > old.latest_game),
+    )
+    updates: dict[str, Any] = {name: getattr(old, name) + new[name] for name in TOTALS}
+    for name in ("name", "latest_at", "latest_game"):
+        updates[name] = case((newer, new[name]), else_=getattr(old, name))
+    upsert = stmt.on_conflict_do_update(index_elements=[old.name_key], set_=updates)
+    session.execute(upsert, [rows[key] for key in sorted(rows)])
+
+
+def recount() -> Query:
+    """What `player_stats` should hold, summed afresh from the saved seats (its columns in
+    order, one row per person by name_key)."""
+    p = PlayerRow
+    sums = (
+        select(
+            p.name_key,
+            func.count().label("games"),
+            func.sum(case((p.place == 1, 1), else_=0)).label("wins"),
+            func.sum(p.place).label("place_sum"),
+            *(func.sum(getattr(p, name)).label(name) for name in TOTALS[3:]),
+        )
+        .where(p.name_key.is_not(None))
+        .group_by(p.name_key)
+        .subquery()
+    )
+
+    def latest(column: Any) -> Any:
+        return (
+            select(column)
+            .where(p.name_key == sums.c.name_key)
+            .order_by(p.finished_at.desc(), p.game_id.desc())
+            .limit(1)
+            .scalar_subquery()
+        )
+
+    return select(
+        sums.c.name_key,
+        latest(p.name).label("name"),
+        latest(p.finished_at).label("latest_at"),
+        latest(p.game_id).label("latest_game"),
+        *(sums.c[name] for name in TOTALS),
+    ).order_by(sums.c.name_key)
+
+
 def _rate(won: int, called: int) -> float | None:
     return won / called if called else None
 
 
 class StatsRepository:
-    """Read-only: the `GET /api/players` shapes."""
+    """Read-only: the `GET /api/players` shapes, from `player_stats`."""
 
     def __init__(self, engine: Engine) -> None:
         self._sessions = sessionmaker(engine)
@@ -70,45 +150,22 @@ class StatsRepository:
         self, sort: Sort = "wins", limit: int = 20, offset: int = 0
     ) -> tuple[list[dict[str, Any]], int]:
         """One page of players in `sort` order, and how many players there are in all."""
+        query = select(PlayerStatsRow).order_by(*_order(PlayerStatsRow, sort))
         with self._sessions() as session:
-            rows = session.execute(_page(_grouped(), sort, limit, offset)).all()
-            if rows:
-                total = int(rows[0].total)
-            else:  # past the end: the page's window has no row to count on
-                query = select(func.count(func.distinct(PlayerRow.name_key)))
-                total = session.scalar(query) or 0
-        return [_player(row) for row in rows], total
+            rows = session.scalars(query.limit(limit).offset(offset)).all()
+            total = session.scalar(select(func.count()).select_from(PlayerStatsRow)) or 0
+            return [_player(row) for row in rows], total
 
     def player(self, name: str) -> dict[str, Any] | None:
         """One player's figures, the name matched ignoring case; None if they never played."""
-        query = _grouped().where(PlayerRow.name_key == name_key(name, bot=False))
         with self._sessions() as session:
-            row = session.execute(_page(query, "name", 1, 0)).one_or_none()
-        return None if row is None else _player(row)
-
-
-def _grouped() -> Query:
-    """Every person's sums, one row per name_key (`total` counts the rows)."""
-    p = PlayerRow
-    return (
-        select(
-            p.name_key.label("name_key"),
-            func.count().label("games"),
-            func.sum(case((p.place == 1, 1), else_=0)).label("wins"),
-            func.sum(p.place).label("place_sum"),
-            func.sum(p.dudo_calls).label("dudo_calls"),
-            func.sum(p.dudo_wins).label("dudo_wins"),
-            func.sum(p.calza_calls).label("calza_calls"),
-            func.sum(p.calza_wins).label("calza_wins"),
-            func.count().over().label("total"),
-        )
-        .where(p.name_key.is_not(None))
-        .group_by(p.name_key)
-    )
+            row = session.get(PlayerStatsRow, name_key(name, bot=False))
+            return None if row is None else _player(row)
 
 
 def _order(columns: Any, sort: Sort) -> list[ColumnElement[Any]]:
-    """A total order: most wins (fewest games among equals), most games, or by name."""
+    """A total order: most wins (fewest games among equals), most games, or by name; each
+    one an index of `player_stats` (models.py)."""
     tiebreak = columns.name_key.asc()
     match sort:
         case "wins":
@@ -119,27 +176,8 @@ def _order(columns: Any, sort: Sort) -> list[ColumnElement[Any]]:
             return [tiebreak]
 
 
-def _page(grouped: Query, sort: Sort, limit: int, offset: int) -> Query:
-    """One page of `grouped`, each row with the name its player used most recently (one
-    index seek per row of the page, not per game)."""
-    page = (
-        grouped.order_by(*_order(grouped.selected_columns, sort))
-        .limit(limit)
-        .offset(offset)
-        .subquery()
-    )
-    latest = (
-        select(PlayerRow.name)
-        .where(PlayerRow.name_key == page.c.name_key)
-        .order_by(PlayerRow.finished_at.desc(), PlayerRow.game_id.desc())
-        .limit(1)
-        .scalar_subquery()
-    )
-    return select(page, latest.label("name")).order_by(*_order(page.c, sort))
-
-
-def _player(row: Row[*tuple[Any, ...]]) -> dict[str, Any]:
-    """One `GET /api/players` entry from a row of `_page`."""
+def _player(row: PlayerStatsRow) -> dict[str, Any]:
+    """One `GET /api/players` entry."""
     return {
         "name": row.name,
         "games": row.games,

@@ -16,7 +16,15 @@ from app.db.migrate import alembic_config, upgrade
 from app.db.models import Base
 from app.db.session import SQLITE_BUSY_TIMEOUT_MS, make_engine
 
-TABLES = {"games", "game_players", "rounds", "room_snapshots", "room_journal", "room_leases"}
+TABLES = {
+    "games",
+    "game_players",
+    "player_stats",
+    "rounds",
+    "room_snapshots",
+    "room_journal",
+    "room_leases",
+}
 
 
 def table_names(url: str) -> set[str]:
