@@ -55,3 +55,12 @@ export function dateTime(date) {
 export function listText(items) {
   return new Intl.ListFormat(lang, { type: "conjunction" }).format(items);
 }
+
+const percentFormat = new Intl.NumberFormat(lang, { style: "percent", maximumFractionDigits: 0 });
+
+/** A chance as a whole percentage: "62%"; "<1%" and ">99%" rather than a rounded 0 or 100. */
+export function percent(chance) {
+  const shown = Math.min(0.99, Math.max(0.01, chance));
+  if (chance === 0 || chance === 1 || shown === chance) return percentFormat.format(chance);
+  return `${chance < shown ? "<" : ">"}${percentFormat.format(shown)}`;
+}

@@ -146,6 +146,10 @@ def test_six_players_fit_the_screen_on_your_turn(
             assert label.startswith(f"{p['name']}, {dice}"), label
         total = state["round"]["total_dice"]
         assert page.inner_text("#dice-total") == f"{total} dice in play"
+        # The odds helper is off unless the room turns it on.
+        assert state["you"]["odds"] is None
+        assert page.locator(".standing-odds").count() == 0
+        assert page.locator("#faces .face-odds").all_inner_texts() == [""] * 6
         assert page.title() == TURN_TITLE
 
         # Full names: the long name is shown whole (wrapped), never cut.
@@ -178,6 +182,84 @@ def test_six_players_fit_the_screen_on_your_turn(
         assert anna.page_errors == []
     finally:
         anna.close()
+
+
+def shown_percent(chance: float) -> str:
+    """A chance as the page writes it in English (static/js/i18n.js `percent`)."""
+    if 0 < chance < 0.01:
+        return "<1%"
+    if 0.99 < chance < 1:
+        return ">99%"
+    return f"{round(chance * 100)}%"
+
+
+def test_odds_helper_on_your_turn(browser: Browser, live_server: str, screenshots: Path) -> None:
+    anna = Player(browser, live_server, LONG_NAME)
+    try:
+        create_room(anna, bots=5, odds=True)
+        anna.page.click("#start-btn")
+        anna.page.wait_for_selector("#table:not([hidden])")
+        state = until_my_turn_with_a_bid(anna)
+        anna.page.wait_for_timeout(400)  # a smooth scroll to the controls, if any, ends
+        page = anna.page
+        odds = state["you"]["odds"]
+        mins = state["you"]["legal"]["min_quantity"]
+
+        # The chance that the standing bid holds, given your dice, beside the bid.
+        assert page.inner_text("#standing .standing-odds") == (
+            f"{shown_percent(odds['bid'])} chance it holds"
+        )
+        # Beside each open face, the chance that its least legal bid holds; closed faces none.
+        faces = page.locator("#faces .face-btn")
+        for face in range(1, 7):
+            button = faces.nth(face - 1)
+            chance = odds["min_raise"][face - 1]
+            if mins[face - 1] is None:
+                assert chance is None
+                assert button.locator(".face-odds").inner_text() == ""
+                continue
+            shown = shown_percent(chance)
+            assert button.locator(".face-odds").inner_text() == shown
+            label = button.get_attribute("aria-label") or ""
+            assert label.endswith(f", from {mins[face - 1]}: {shown} chance it holds"), label
+        wanted = ["#standing .standing-odds", "#faces .face-odds", "#bid-btn", "#dudo-btn"]
+        assert on_screen(page, [*wanted, "#calza-btn", "#players li"]) == {}
+        assert anna.overflow()["offenders"] == []
+        anna.shot(screenshots, "table-odds-360x640")
+        assert anna.page_errors == []
+    finally:
+        anna.close()
+
+
+def test_odds_only_for_the_player_to_act(browser: Browser, live_server: str) -> None:
+    anna, bela = Player(browser, live_server, "Anna"), Player(browser, live_server, "Béla")
+    try:
+        url = create_room(anna, odds=True)
+        join(bela, url)
+        anna.page.click("#start-btn")
+        for p in (anna, bela):
+            p.page.wait_for_selector("#table:not([hidden])")
+        anna.page.wait_for_function("() => document.getElementById('room').dataset.seq !== '-1'")
+        state = anna.shown_state()
+        actor, other = (
+            (anna, bela) if state["round"]["turn"] == state["you"]["seat"] else (bela, anna)
+        )
+        # The opening bid: odds beside the faces, none for a standing bid there is not.
+        actor.page.wait_for_selector("#faces .face-odds:not(:empty)")
+        assert actor.page.locator(".standing-odds").count() == 0
+        seq = actor.page.get_attribute("#room", "data-seq") or ""
+        actor.page.click("#bid-btn")
+        wait_for_answer(actor, seq)
+        # Now the other player decides, with the standing bid's chance; the bidder sees none.
+        other.page.wait_for_selector("#standing .standing-odds")
+        assert other.page.locator("#faces .face-odds:not(:empty)").count() > 0
+        actor.page.wait_for_selector("#actions[data-my-turn=false]")
+        assert actor.page.locator(".standing-odds").count() == 0
+        assert actor.page.locator("#faces .face-odds").all_inner_texts() == [""] * 6
+        assert not anna.page_errors and not bela.page_errors
+    finally:
+        anna.close()
+        bela.close()
 
 
 def test_round_one_roll_off_fits_at_360(

@@ -1,7 +1,8 @@
 // Your controls at the table: the bid picker (a quantity stepper and six face buttons); Dudo and
 // Calza are calls.js. What they offer comes only from the state's `you.legal` (the engine's answer); no rule
 // is re-implemented here.
-import { byId, fill } from "../dom.js";
+import { byId, fill, h } from "../dom.js";
+import { percent, t } from "../i18n.js";
 import { dieSvg, faceName } from "../dice.js";
 import { player } from "./people.js";
 
@@ -48,7 +49,7 @@ export function render(state, ctx) {
   const myTurn = seatedIn && round.turn === state.you.seat;
   actions.dataset.myTurn = String(myTurn);
   const legal = state.you.legal;
-  picker.update(legal, round, myTurn && ctx.ready);
+  picker.update(legal, round, myTurn && ctx.ready, myTurn ? state.you.odds : null);
   if (myTurn) bringIntoView(`${round.number}:${round.bids.length}`);
 }
 
@@ -75,6 +76,7 @@ class BidPicker {
     this.face = null;
     this.quantity = null;
     this.key = null;
+    this.odds = null;
     this.faceButtons = [];
     const faces = byId("faces");
     for (let face = 1; face <= 6; face += 1) {
@@ -83,7 +85,7 @@ class BidPicker {
       button.className = "face-btn";
       button.dataset.face = String(face);
       button.setAttribute("role", "radio");
-      button.append(dieSvg(face, { label: false }));
+      button.append(dieSvg(face, { label: false }), h("span", { class: "face-odds", "aria-hidden": "true" }));
       button.addEventListener("click", () => this.choose(face));
       button.addEventListener("keydown", (event) => this.arrowKeys(event, face));
       faces.append(button);
@@ -98,10 +100,12 @@ class BidPicker {
 
   /**
    * Show what `legal` allows. A new decision (another round, bid or legal set) starts from the
-   * least raise; an unchanged one keeps the player's current choice.
+   * least raise; an unchanged one keeps the player's current choice. `odds` (the state's
+   * `you.odds`, or null) puts beside each face the chance that its least bid holds.
    */
-  update(legal, round, enabled) {
+  update(legal, round, enabled, odds) {
     this.legal = legal;
+    this.odds = odds;
     this.total = round ? round.total_dice : 0;
     this.standing = round ? round.bid : null;
     this.palifico = Boolean(round?.palifico);
@@ -160,11 +164,14 @@ class BidPicker {
       button.disabled = !enabled || min === null;
       button.setAttribute("aria-checked", String(selected));
       button.tabIndex = selected || (!active && face === 2) ? 0 : -1;
-      button.setAttribute(
-        "aria-label",
-        min === null ? `${faceName(face, 2)}: not open` : `${faceName(face, 2)}, from ${min}`,
-      );
+      const chance = min === null ? null : (this.odds?.min_raise[face - 1] ?? null);
+      const name = { face: faceName(face, 2), min };
+      let label = t("{face}: not open", name);
+      if (chance !== null) label = t("{face}, from {min}: {percent} chance it holds", { ...name, percent: percent(chance) });
+      else if (min !== null) label = t("{face}, from {min}", name);
+      button.setAttribute("aria-label", label);
       button.dataset.min = min === null ? "" : String(min);
+      button.querySelector(".face-odds").textContent = chance === null ? "" : percent(chance);
     }
     const qty = byId("qty");
     qty.textContent = active ? String(this.quantity) : "–";

@@ -3,6 +3,7 @@
 // timer. Other players' dice are never drawn here; the players' list is playerlist.js.
 import { byId, fill, h } from "../dom.js";
 import { bidChip, dieSvg } from "../dice.js";
+import { percent, t } from "../i18n.js";
 import { byName, nameOf, player } from "./people.js";
 
 const TEXT = {
@@ -69,6 +70,7 @@ function renderCenter(state, playing) {
       h("span", { class: "standing-label" }, TEXT.standing),
       h("span", { class: "standing-bid" }, bidChip(round.bid, { small: false })),
       h("span", { class: "standing-by" }, TEXT.by(byName(state, round.bid.seat))),
+      myTurn && state.you.odds?.bid != null ? h("span", { class: "standing-odds" }, t("{percent} chance it holds", { percent: percent(state.you.odds.bid) })) : null,
     );
   } else if (playing) {
     const opener = round.opener === state.you.seat ? TEXT.youOpen : TEXT.opens(nameOf(state, round.opener));
