@@ -466,6 +466,12 @@ def test_chat_leave_standings_and_rematch_without_the_one_who_left(
         state = anna.shown_state()
         winner = next(p["name"] for p in state["players"] if p["seat"] == state["winner"])
         assert winner in anna.page.inner_text("#places li:first-child")
+        # Each person in the standings links to their stats; the bot keeps none.
+        links = anna.page.locator("#places a")
+        hrefs = {links.nth(i).inner_text(): links.nth(i).get_attribute("href") for i in range(2)}
+        assert hrefs == {"Anna (you)": "/players?name=Anna", "Béla": "/players?name=B%C3%A9la"}
+        assert links.count() == 2
+        assert httpx.get(f"{live_server}/players?name=B%C3%A9la").status_code == 200
         assert anna.page.is_hidden("#game-leave")
         assert anna.page.title() != TURN_TITLE
         anna.shot(screenshots, "table-end-360x640")

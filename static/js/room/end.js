@@ -1,7 +1,8 @@
-// The end of a game: the winner, the finishing places from the saved game, the host's rematch
-// and the link to the replay.
-import { byId, fill } from "../dom.js";
-import { placeItems } from "../players.js";
+// The end of a game: the winner, the finishing places from the saved game (each person's name a
+// link to their stats), the host's rematch and the link to the replay.
+import { byId, fill, h } from "../dom.js";
+import { t } from "../i18n.js";
+import { byPlace, ordinal } from "../players.js";
 import { isHost, nameOf } from "./people.js";
 
 /** Wire the rematch button once. @param {{act: (msg: object) => void}} ctx */
@@ -34,7 +35,21 @@ export function render(state, ctx) {
 /** The saved game's places once they are fetched; until then, what the page itself knows. */
 function renderPlaces(state, ctx) {
   const saved = state.game_id ? ctx.placesFor(state.game_id) : null;
-  fill(byId("places"), placeItems(saved ?? placesFromState(state, ctx.eliminated()), state.you.seat));
+  fill(byId("places"), standings(saved ?? placesFromState(state, ctx.eliminated()), state.you.seat));
+}
+
+/** The final standings, best first; each person's name leads to their stats (bots keep none). */
+function standings(players, youSeat) {
+  return byPlace(players).map((p) => {
+    const name = p.seat === youSeat && youSeat !== null ? t("{name} (you)", { name: p.name }) : p.name;
+    return h(
+      "li",
+      { class: `place-${p.place}` },
+      h("span", { class: "place" }, ordinal(p.place)),
+      p.bot ? name : h("a", { href: `/players?name=${encodeURIComponent(p.name)}` }, name),
+      p.bot ? h("span", { class: "badge bot" }, t("Bot")) : null,
+    );
+  });
 }
 
 /** Winner first, then the last knocked out before the first; anyone unaccounted for last. */
