@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import orjson
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import URL, make_url
 
@@ -18,6 +19,15 @@ TCP_USER_TIMEOUT_MS = 10_000
 POOL_TIMEOUT_SECONDS = 5.0
 
 
+def _dump_json(value: Any) -> str:
+    return orjson.dumps(value).decode()
+
+
+# JSON columns are read and written with orjson: several times faster than the standard
+# library, and it writes the pre-encoded `orjson.Fragment`s a room's journal snapshot holds.
+JSON_CODEC: dict[str, Any] = {"json_serializer": _dump_json, "json_deserializer": orjson.loads}
+
+
 def make_engine(url: str) -> Engine:
     """An engine for `url`; SQLite gets its directory created, WAL and a busy timeout.
 
@@ -29,17 +39,18 @@ def make_engine(url: str) -> Engine:
     if parsed.get_backend_name() == "postgresql":
         return create_engine(
             parsed,
+            **JSON_CODEC,
             pool_pre_ping=True,
             pool_timeout=POOL_TIMEOUT_SECONDS,
             hide_parameters=True,
             connect_args=_postgres_timeouts(parsed),
         )
     if parsed.get_backend_name() != "sqlite":
-        return create_engine(parsed, pool_pre_ping=True, hide_parameters=True)
+        return create_engine(parsed, **JSON_CODEC, pool_pre_ping=True, hide_parameters=True)
     database = parsed.database
     if database and database != ":memory:" and not database.startswith("file:"):
         Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
-    engine = create_engine(parsed, hide_parameters=True)
+    engine = create_engine(parsed, **JSON_CODEC, hide_parameters=True)
     event.listen(engine, "connect", _configure_sqlite)
     return engine
 

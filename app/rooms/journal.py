@@ -14,6 +14,8 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
+import orjson
+
 from app import metrics
 from app.engine import Bid, Game
 from app.engine.snapshot import strict_int
@@ -65,6 +67,7 @@ class Journal:
         self._store = store
         self._interval = interval
         self._snapshots: dict[str, tuple[int, dict[str, Any]]] = {}
+        self._rounds: dict[str, tuple[Game, int, bytes]] = {}  # each room's, encoded
         self._entries: dict[str, list[tuple[int, Entry]]] = {}
         self._dropped: set[str] = set()
         self._pending = asyncio.Event()
@@ -76,17 +79,34 @@ class Journal:
         if entry is not None:
             self._entries.setdefault(room.room_id, []).append((rev, entry))
         else:
-            self._snapshots[room.room_id] = (rev, encode_room(saved_room(room)))
+            rounds = self._finished_rounds(room.room_id, room.game)
+            self._snapshots[room.room_id] = (rev, encode_room(saved_room(room), rounds))
             self._entries.pop(room.room_id, None)
         self._pending.set()
 
+    def _finished_rounds(self, room_id: str, game: Game | None) -> orjson.Fragment | None:
+        """`game`'s finished rounds as one JSON array, encoding only those it did not encode
+        for the room's last snapshot: a snapshot costs the same in round 30 as in round 1."""
+        if game is None:
+            self._rounds.pop(room_id, None)
+            return None
+        known, count, encoded = self._rounds.get(room_id, (game, 0, b""))
+        if known is not game:  # a new game (a rematch, a restore)
+            count, encoded = 0, b""
+        for record in game.rounds[count:]:
+            encoded += (b"," if encoded else b"") + orjson.dumps(record.to_dict())
+        self._rounds[room_id] = (game, len(game.rounds), encoded)
+        return orjson.Fragment(b"[" + encoded + b"]")
+
     def forget(self, room_id: str) -> None:
         """Another instance holds the room now: what this one buffered of it is stale."""
+        self._rounds.pop(room_id, None)
         self._snapshots.pop(room_id, None)
         self._entries.pop(room_id, None)
 
     def drop(self, room_id: str) -> None:
         """The room is gone: forget it here and in the store."""
+        self._rounds.pop(room_id, None)
         self._snapshots.pop(room_id, None)
         self._entries.pop(room_id, None)
         self._dropped.add(room_id)

@@ -11,6 +11,7 @@ from typing import Final
 
 from app.protocol import CloseCode, RoomSettings
 from app.rooms.clock import Scheduler
+from app.rooms.dice import SecureDice
 from app.rooms.journal import Journal
 from app.rooms.ownership import Ownership
 from app.rooms.persistence import SavedRoom
@@ -108,7 +109,7 @@ class Registry:
                 return room
             if not await self.ownership.take(room_id):
                 return ELSEWHERE
-            stored = await self.journal.load(secrets.SystemRandom, self.scheduler.now(), room_id)
+            stored = await self.journal.load(SecureDice, self.scheduler.now(), room_id)
             if not stored:
                 await self.ownership.release([room_id])
                 return None
@@ -186,7 +187,7 @@ class Registry:
         if self.journal is None:
             return 0
         restored = 0
-        for saved, rev in await self.journal.load(secrets.SystemRandom, self.scheduler.now()):
+        for saved, rev in await self.journal.load(SecureDice, self.scheduler.now()):
             if self.ownership is None or await self.ownership.take(saved.room_id):
                 self._bring_back(saved, rev)
                 restored += 1

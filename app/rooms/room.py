@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-import secrets
 from functools import partial
 
 from app import protocol as wire
@@ -15,6 +14,7 @@ from app.engine.game import Action
 from app.protocol import CloseCode, ProtocolError, RoomSettings
 from app.rooms import autoplay, frames
 from app.rooms.clock import Scheduler
+from app.rooms.dice import SecureDice
 from app.rooms.journal import Entry, Journal, bid_entry
 from app.rooms.persistence import GameSaver, SavedRoom
 from app.rooms.ports import Connection, GameStore, RoomConfig
@@ -47,7 +47,7 @@ class Room:
         self._audience = frames.Audience((config or RoomConfig()).room_sockets)
         self._scheduler = scheduler
         self._saver = GameSaver(store, room_id)
-        self._rng = rng or secrets.SystemRandom()
+        self._rng = rng or SecureDice()
         self.closed = False
         self._journal, self._rev = journal, 0  # the number of its last recorded change
         self._entry: Entry | None = None  # the bid this change records, if only a bid

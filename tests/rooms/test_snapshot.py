@@ -159,6 +159,33 @@ async def test_bids_are_journal_entries_and_round_ends_snapshots(
     assert store.snapshot(room.room_id) == encode_room(saved_room(room))
 
 
+async def test_every_snapshot_holds_all_finished_rounds_across_a_rematch(
+    registry: Registry, store: MemoryStore
+) -> None:
+    """The journal encodes each finished round once and reuses it in later snapshots: what it
+    stores must still be the whole room, round after round, and a rematch starts afresh."""
+    rng = random.Random(8)
+    room, conns = await table(registry, 3)
+    for game in range(2):
+        checked = 0
+        while conns[0].state["phase"] == "playing":
+            rounds = conns[0].state["round"]["number"]
+            while conns[0].state["phase"] == "playing" and (
+                conns[0].state["round"]["number"] == rounds
+            ):
+                await play(room, conns, 1, rng)
+            await room.settle()  # the game's end: its save sets `game_id`
+            await registry.flush()
+            assert store.snapshot(room.room_id) == encode_room(saved_room(room))
+            checked += 1
+        assert checked >= 5 and room.game is not None and len(room.game.rounds) == checked
+        if game == 0:
+            await say(room, conns[0], type="rematch")
+            await say(room, conns[0], type="start")
+            await registry.flush()
+            assert store.snapshot(room.room_id)["game"]["rounds"] == []
+
+
 async def test_a_dropped_room_loses_its_snapshot(
     registry: Registry, clock: ManualScheduler, store: MemoryStore
 ) -> None:

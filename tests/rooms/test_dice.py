@@ -1,0 +1,56 @@
+"""The rooms' dice: the system's secure source, read in blocks, still fair."""
+
+from __future__ import annotations
+
+import collections
+import os
+import random
+
+import pytest
+
+from app.rooms import dice
+from app.rooms.dice import SecureDice
+
+
+def test_every_face_comes_up_about_equally() -> None:
+    rolls = collections.Counter(SecureDice().randint(1, 6) for _ in range(60_000))
+    assert set(rolls) == {1, 2, 3, 4, 5, 6}
+    expected = 60_000 / 6
+    chi_square = sum((count - expected) ** 2 / expected for count in rolls.values())
+    assert chi_square < 45  # 5 degrees of freedom: a fair die exceeds this about once in 10^8
+
+
+def test_bits_and_floats_stay_in_range() -> None:
+    rng = SecureDice()
+    for bits in range(0, 200):
+        value = rng.getrandbits(bits)
+        assert 0 <= value < 2**bits
+    assert max(rng.getrandbits(200) for _ in range(50)).bit_length() > 190  # the top bits vary
+    assert all(0.0 <= rng.random() < 1.0 for _ in range(1_000))
+    with pytest.raises(ValueError):
+        rng.getrandbits(-1)
+
+
+def test_it_reads_the_system_source_a_block_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    reads: list[int] = []
+    system_source = os.urandom
+
+    def urandom(size: int) -> bytes:
+        reads.append(size)
+        return system_source(size)
+
+    monkeypatch.setattr(dice.os, "urandom", urandom)
+    rng = SecureDice()
+    rolled = [rng.randint(1, 6) for _ in range(300)]  # sixty five-dice rounds
+    assert len(set(rolled)) == 6
+    assert 1 <= len(reads) <= 2 and reads[0] == dice.BLOCK_BYTES
+    rng.getrandbits(8 * dice.BLOCK_BYTES * 2)  # more than a block at once
+    assert reads[-1] == 2 * dice.BLOCK_BYTES
+
+
+def test_it_cannot_be_seeded_into_repeating_itself() -> None:
+    first, second = SecureDice(), SecureDice()
+    first.seed(1)
+    second.seed(1)
+    assert isinstance(first, random.SystemRandom)
+    assert [first.getrandbits(64) for _ in range(4)] != [second.getrandbits(64) for _ in range(4)]
