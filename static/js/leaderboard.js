@@ -2,6 +2,7 @@
 // view can be shared and Back works: ?sort=wins|games|name, ?page=2, and ?name=Ana to show
 // one player's figures above the list (the game's end screen links there).
 import { byId, fill, getJSON, h } from "./dom.js";
+import { lang, n, percent, t } from "./i18n.js";
 
 const PAGE = 20;
 const SORTS = ["wins", "games", "name"];
@@ -24,13 +25,21 @@ function link(changes) {
   return query ? `/players?${query}` : "/players";
 }
 
-const percent = (rate) => (rate === null ? "–" : `${Math.round(rate * 100)}%`);
-const place = (average) => average.toFixed(1);
-const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
+const rateText = (rate) => (rate === null ? "–" : percent(rate));
+const placeFormat = new Intl.NumberFormat(lang, { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+const place = (average) => placeFormat.format(average);
+const ofText = (wins, calls) => t("{wins} of {calls}", { wins, calls });
 
-/** "Dudo 75% (3 of 4)", or "no dudo yet". */
-function callLine(call, wins, calls, rate) {
-  return calls === 0 ? `no ${call} yet` : `${call} ${percent(rate)} (${wins} of ${calls})`;
+/** "dudo 75% (3 of 4)", or "no dudo yet". */
+function dudoLine(p) {
+  if (p.dudo_calls === 0) return t("no dudo yet");
+  return t("dudo {rate} ({wins} of {calls})", { rate: percent(p.dudo_rate), wins: p.dudo_wins, calls: p.dudo_calls });
+}
+
+/** "calza 50% (1 of 2)", or "no calza yet". */
+function calzaLine(p) {
+  if (p.calza_calls === 0) return t("no calza yet");
+  return t("calza {rate} ({wins} of {calls})", { rate: percent(p.calza_rate), wins: p.calza_wins, calls: p.calza_calls });
 }
 
 /** Figures joined by " · ", each kept on one line (a narrow screen wraps between them). */
@@ -50,14 +59,11 @@ function entry(player, rank) {
       rank === null ? null : h("span", { class: "leader-rank" }, String(rank)),
       h("strong", { class: "leader-name" }, player.name),
       h("span", { class: "leader-figures" }, parts(
-        plural(player.wins, "win", "wins"),
-        plural(player.games, "game", "games"),
-        `average place ${place(player.average_place)}`,
+        n("{count} win", "{count} wins", player.wins),
+        n("{count} game", "{count} games", player.games),
+        t("average place {place}", { place: place(player.average_place) }),
       )),
-      h("span", { class: "game-when" }, parts(
-        callLine("dudo", player.dudo_wins, player.dudo_calls, player.dudo_rate),
-        callLine("calza", player.calza_wins, player.calza_calls, player.calza_rate),
-      )),
+      h("span", { class: "game-when" }, parts(dudoLine(player), calzaLine(player))),
     ),
   );
 }
@@ -78,18 +84,18 @@ async function showPicked() {
       h(
         "dl",
         { class: "stat-grid" },
-        figure("Games", String(p.games)),
-        figure("Wins", String(p.wins)),
-        figure("Average place", place(p.average_place)),
-        figure("Dudo", percent(p.dudo_rate), `${p.dudo_wins} of ${p.dudo_calls}`),
-        figure("Calza", percent(p.calza_rate), `${p.calza_wins} of ${p.calza_calls}`),
+        figure(t("Games"), String(p.games)),
+        figure(t("Wins"), String(p.wins)),
+        figure(t("Average place"), place(p.average_place)),
+        figure(t("Dudo"), rateText(p.dudo_rate), ofText(p.dudo_wins, p.dudo_calls)),
+        figure(t("Calza"), rateText(p.calza_rate), ofText(p.calza_wins, p.calza_calls)),
       ),
     );
   } catch (error) {
     fill(
       card,
       h("h2", {}, picked),
-      h("p", { class: "muted" }, error.status === 404 ? "No finished game here under this name yet." : "Could not load this player."),
+      h("p", { class: "muted" }, error.status === 404 ? t("No finished game here under this name yet.") : t("Could not load this player.")),
     );
   }
 }
@@ -98,7 +104,7 @@ function showPager(total) {
   const pages = Math.max(1, Math.ceil(total / PAGE));
   const pager = document.querySelector(".leaderboard-pager");
   pager.hidden = pages === 1 && page === 1;
-  byId("page-pos").textContent = `Page ${page} of ${pages}`;
+  byId("page-pos").textContent = t("Page {page} of {pages}", { page, pages });
   for (const [id, target, open] of [
     ["prev-page", Math.min(page - 1, pages), page > 1],
     ["next-page", page + 1, page < pages],
@@ -128,12 +134,12 @@ async function showBoard() {
     const ranked = sort !== "name";
     const list = fill(byId("players"), players.map((p, i) => entry(p, ranked ? offset + i + 1 : null)));
     list.classList.toggle("ranked", ranked);
-    if (total === 0) status.textContent = "No finished games yet. Go and play one!";
-    else if (players.length === 0) status.textContent = "This page is past the end of the list.";
+    if (total === 0) status.textContent = t("No finished games yet. Go and play one!");
+    else if (players.length === 0) status.textContent = t("This page is past the end of the list.");
     else status.textContent = "";
     showPager(total);
   } catch {
-    status.textContent = "Could not load the players. Try again later.";
+    status.textContent = t("Could not load the players. Try again later.");
   }
 }
 

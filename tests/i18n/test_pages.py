@@ -9,7 +9,7 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from app import i18n, web
+from app import i18n, stats, web
 
 PAGES = {
     "/": "Create room",
@@ -25,12 +25,21 @@ RULES_HEADINGS = {
     "sv": "Så spelar du",
     "hu": "A játék szabályai",
 }
+# ... and the heading of its part on the room option `odds`, with the odds of its example.
+ODDS_HEADINGS = {
+    "en": "The odds helper",
+    "nb": "Sannsynlighetshjelpen",
+    "nl": "De kansenhulp",
+    "sv": "Oddshjälpen",
+    "hu": "Az esélyjelző",
+}
 
 
 @pytest.fixture(scope="module")
 def client() -> TestClient:
     app = FastAPI()
     app.include_router(web.router)
+    app.include_router(stats.router)  # /players (its page needs no database)
     return TestClient(app)
 
 
@@ -76,6 +85,31 @@ def test_rules_page_in_each_language(client: TestClient, code: str) -> None:
     assert f"<h1>{RULES_HEADINGS[code]}</h1>" in response.text
     for word in ("dudo", "calza", "palifico"):
         assert word in response.text.lower()
+    assert f"<h2>{ODDS_HEADINGS[code]}</h2>" in response.text
+    assert "90%" in response.text.replace("\xa0", "").replace(" %", "%")
+
+
+# The /players page's own texts and the leaderboard script's, in every language.
+PLAYERS_TEXTS = ["Players", "Average place", "{count} win", "Page {page} of {pages}"]
+
+
+@pytest.mark.parametrize("code", list(i18n.LANGUAGES))
+def test_players_page_in_each_language(client: TestClient, code: str) -> None:
+    response = client.get("/players", params={"lang": code})
+    assert response.status_code == 200
+    assert html_lang(response.text) == code
+    with i18n.speaking(code):
+        heading = i18n.gettext("Players")
+        title = i18n.gettext("Perudo — players")
+    assert f"<h1>{heading}</h1>" in response.text
+    assert f"<title>{title}</title>" in response.text
+    messages = embedded(response.text)["messages"]
+    assert isinstance(messages, dict)
+    if code != i18n.DEFAULT:  # English is the source: its scripts need no messages
+        assert heading != "Players"
+        for msgid in PLAYERS_TEXTS[1:]:
+            assert msgid in messages, msgid
+            assert messages[msgid] not in (msgid, [msgid]), msgid
 
 
 def test_page_follows_the_browser_then_the_cookie_then_the_query(client: TestClient) -> None:
