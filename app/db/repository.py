@@ -15,7 +15,10 @@ from app.db.models import GameRow, PlayerRow, RoomJournalRow, RoomSnapshotRow, R
 from app.db.stats import Calls, count_game, name_key, tally_calls
 
 GAME_ID_BYTES = 8  # 64 random bits, 11 URL-safe characters
-# The journal is written through Core: the ORM's bulk paths cost more than the rows.
+# Games and the journal are written through Core: the ORM's unit of work costs more than the rows.
+GAMES = cast(Table, GameRow.__table__)
+SEATS = cast(Table, PlayerRow.__table__)
+ROUNDS = cast(Table, RoundRow.__table__)
 SNAPSHOTS = cast(Table, RoomSnapshotRow.__table__)
 JOURNAL = cast(Table, RoomJournalRow.__table__)
 
@@ -67,42 +70,50 @@ class GameRepository:
             raise ValueError("the winner must be one of the players")
         finished_at = parse_utc(record["finished_at"])
         calls = tally_calls(r["result"] for r in record["rounds"])
-        game = GameRow(
-            id=new_game_id(),
-            room_id=record["room_id"],
-            started_at=parse_utc(record["started_at"]),
-            finished_at=finished_at,
-            settings=dict(record["settings"]),
-            winner_seat=winner["seat"],
-            players=[
-                PlayerRow(
-                    seat=p["seat"],
-                    name=p["name"],
-                    bot=p["bot"],
-                    place=p["place"],
-                    name_key=name_key(p["name"], p["bot"]),
-                    finished_at=finished_at,
-                    **asdict(calls.get(p["seat"], Calls())),
-                )
-                for p in players
-            ],
-            rounds=[
-                RoundRow(
-                    number=r["number"],
-                    palifico=r["palifico"],
-                    palifico_seat=r["palifico_seat"],
-                    opener=r["opener"],
-                    dice=r["dice"],
-                    bids=r["bids"],
-                    result=r["result"],
-                )
-                for r in record["rounds"]
-            ],
-        )
-        with self._sessions.begin() as session:
-            session.add(game)
-            count_game(session, game)  # the leaderboard's totals, in the same transaction
-        return game.id
+        game_id = new_game_id()
+        seats = [
+            {
+                "game_id": game_id,
+                "seat": p["seat"],
+                "name": p["name"],
+                "bot": p["bot"],
+                "place": p["place"],
+                "name_key": name_key(p["name"], p["bot"]),
+                "finished_at": finished_at,
+                **asdict(calls.get(p["seat"], Calls())),
+            }
+            for p in players
+        ]
+        rounds = [
+            {
+                "game_id": game_id,
+                "number": r["number"],
+                "palifico": r["palifico"],
+                "palifico_seat": r["palifico_seat"],
+                "opener": r["opener"],
+                "dice": r["dice"],
+                "bids": r["bids"],
+                "result": r["result"],
+            }
+            for r in record["rounds"]
+        ]
+        with self._engine.begin() as connection:
+            connection.execute(
+                insert(GAMES),
+                {
+                    "id": game_id,
+                    "room_id": record["room_id"],
+                    "started_at": parse_utc(record["started_at"]),
+                    "finished_at": finished_at,
+                    "settings": dict(record["settings"]),
+                    "winner_seat": winner["seat"],
+                },
+            )
+            connection.execute(insert(SEATS), seats)
+            if rounds:
+                connection.execute(insert(ROUNDS), rounds)
+            count_game(connection, game_id, finished_at, seats)  # the leaderboard's totals
+        return game_id
 
     def list_games(self, limit: int = 20, offset: int = 0) -> list[dict[str, Any]]:
         """`GET /api/games` entries, newest first, in two queries whatever the page size."""

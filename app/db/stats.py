@@ -12,13 +12,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, Literal
 
-from sqlalchemy import ColumnElement, Engine, Select, and_, case, func, or_, select
+from sqlalchemy import ColumnElement, Connection, Engine, Select, and_, case, func, or_, select
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm import sessionmaker
 
-from app.db.models import GameRow, PlayerRow, PlayerStatsRow
+from app.db.models import PlayerRow, PlayerStatsRow
 
 Sort = Literal["wins", "games", "name"]
 Query = Select[*tuple[Any, ...]]
@@ -60,33 +61,32 @@ def tally_calls(results: Iterable[Mapping[str, Any]]) -> dict[int, Calls]:
     return {seat: Calls(*tally) for seat, tally in tallies.items()}
 
 
-def count_game(session: Session, game: GameRow) -> None:
-    """Add a game being saved to its people's `player_stats` rows (created at their first
-    game), in the caller's transaction: one upsert, rows in key order so that two games
-    saved at once with the same people lock them in the same order."""
+def count_game(
+    connection: Connection, game_id: str, finished_at: datetime, seats: list[dict[str, Any]]
+) -> None:
+    """Add a game being saved (its `game_players` rows, `seats`) to its people's
+    `player_stats` rows (created at their first game), in the caller's transaction: one
+    upsert, rows in key order so that two games saved at once with the same people lock them
+    in the same order."""
     rows: dict[str, dict[str, Any]] = {}
-    for seat in game.players:
-        if seat.name_key is None:
+    for seat in seats:
+        key = seat["name_key"]
+        if key is None:
             continue
         row = rows.setdefault(
-            seat.name_key,
-            {"name_key": seat.name_key, "name": seat.name, "latest_at": game.finished_at}
-            | {"latest_game": game.id}
+            key,
+            {"name_key": key, "name": seat["name"], "latest_at": finished_at}
+            | {"latest_game": game_id}
             | dict.fromkeys(TOTALS, 0),
         )
-        for column, value in (
-            ("games", 1),
-            ("wins", int(seat.place == 1)),
-            ("place_sum", seat.place),
-            ("dudo_calls", seat.dudo_calls),
-            ("dudo_wins", seat.dudo_wins),
-            ("calza_calls", seat.calza_calls),
-            ("calza_wins", seat.calza_wins),
-        ):
-            row[column] += value
+        row["games"] += 1
+        row["wins"] += int(seat["place"] == 1)
+        row["place_sum"] += seat["place"]
+        for column in TOTALS[3:]:  # the dudo and calza calls and wins
+            row[column] += seat[column]
     if not rows:
         return
-    dialect = session.get_bind().dialect.name
+    dialect = connection.dialect.name
     insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
     stmt = insert(PlayerStatsRow)
     old, new = PlayerStatsRow, stmt.excluded
@@ -98,7 +98,7 @@ def count_game(session: Session, game: GameRow) -> None:
     for name in ("name", "latest_at", "latest_game"):
         updates[name] = case((newer, new[name]), else_=getattr(old, name))
     upsert = stmt.on_conflict_do_update(index_elements=[old.name_key], set_=updates)
-    session.execute(upsert, [rows[key] for key in sorted(rows)])
+    connection.execute(upsert, [rows[key] for key in sorted(rows)])
 
 
 def recount() -> Query:
