@@ -87,3 +87,48 @@ def test_switch_language_on_home_games_and_rules(browser: Browser, live_server: 
     assert page.locator("h1").text_content() == "How to play"
     assert errors == []
     context.close()
+
+
+# Each box in the header, as the phone lays it out: [left, top, right, bottom] in CSS pixels.
+HEADER_BOXES = """() => {
+  const box = (el) => {
+    const r = el.getBoundingClientRect();
+    return [r.left, r.top, r.right, r.bottom];
+  };
+  return {
+    width: document.documentElement.clientWidth,
+    scrollWidth: document.documentElement.scrollWidth,
+    select: box(document.getElementById("lang-select")),
+    links: [...document.querySelectorAll(".site-header .brand, .site-nav a")].map(box),
+  };
+}"""
+
+
+def overlaps(a: list[float], b: list[float]) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+@pytest.mark.parametrize("path", ["/", "/players", "/rules"])
+def test_the_switcher_fits_a_phone_in_every_language(
+    browser: Browser, live_server: str, path: str
+) -> None:
+    """At 360 x 640 the switcher is inside the screen, a full tap wide and tall, and clear of
+    the brand and the header's links, whichever language makes them longest."""
+    context = browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True)
+    context.set_default_timeout(TIMEOUT_MS)
+    page = context.new_page()
+    try:
+        for code in i18n.LANGUAGES:
+            page.goto(f"{live_server}{path}?lang={code}")
+            boxes = page.evaluate(HEADER_BOXES)
+            left, top, right, bottom = boxes["select"]
+            assert left >= 0 and right <= boxes["width"], (code, boxes)
+            assert right - left >= 44 and bottom - top >= 44, (code, boxes)
+            assert boxes["scrollWidth"] <= boxes["width"], (code, boxes)
+            for link in boxes["links"]:
+                assert not overlaps(boxes["select"], link), (code, link, boxes)
+                assert link[0] >= 0 and link[2] <= boxes["width"], (code, link, boxes)
+        page.select_option("#lang-select", "sv")  # still works: the page comes back in Swedish
+        page.wait_for_function("() => document.documentElement.lang === 'sv'")
+    finally:
+        context.close()
