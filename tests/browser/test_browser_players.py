@@ -119,3 +119,24 @@ def test_an_unknown_name_says_so(page: Page, stats_server: str) -> None:
     page.wait_for_selector("#player-card p")
     assert "No finished game here under this name yet." in page.inner_text("#player-card")
     assert names(page) == [p["name"] for p in BY_WINS]
+
+
+def test_the_leaderboard_speaks_the_page_language(page: Page, stats_server: str) -> None:
+    """Norwegian: the page's own text, the script's figures (plurals, decimal comma) and
+    the picked player's card all come from the catalogue."""
+    page.goto(f"{stats_server}/players?lang=nb&sort=name&name=ana")
+    assert page.locator("h1").inner_text() == "Spillere"
+    assert page.locator(".leaderboard-sort [aria-current=page]").inner_text() == "Navn"
+    assert names(page) == [p["name"] for p in BY_NAME]
+    figures = page.locator("#players .leader-figures").first.inner_text()
+    assert figures.startswith("1 seier · 3 partier · snittplassering 2,0"), figures
+    card = page.locator("#player-card")
+    card.locator("dl").wait_for()
+    assert card.locator("dt").all_inner_texts() == [
+        "Partier",
+        "Seirer",
+        "Snittplassering",
+        "Dudo",
+        "Calza",
+    ]
+    assert card.locator("dd").nth(3).inner_text().replace("\xa0", " ") == "75 % 3 av 4"
