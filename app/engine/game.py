@@ -35,6 +35,9 @@ RULE_CODES: tuple[RuleCode, ...] = get_args(RuleCode)
 ErrorCode = RuleCode  # the old name, still imported by app/protocol.py; use RuleCode
 
 
+Refusal = tuple[RuleCode, str]  # a RuleError's code and message, before it is raised
+
+
 class RuleError(Exception):
     """An action the rules refuse; `code` is the PROTOCOL.md error code."""
 
@@ -416,7 +419,7 @@ class Game:
     def _calza(self, seat: int, round_: RoundState) -> list[Event]:
         refusal = self._calza_refusal(seat)
         if refusal is not None:
-            raise refusal
+            raise RuleError(*refusal)
         standing = round_.standing
         assert standing is not None  # _calza_refusal checked it
         count = self._count(standing.bid, round_)
@@ -448,27 +451,28 @@ class Game:
             face_unlocked=veteran,
         )
 
-    def _calza_refusal(self, seat: int) -> RuleError | None:
-        """Why `seat` may not call calza now, or None when it may (RULES.md section 6)."""
+    def _calza_refusal(self, seat: int) -> Refusal | None:
+        """Why `seat` may not call calza now, or None when it may (RULES.md section 6); a
+        (code, message) pair, not an exception, as every `state` asks it of every seat."""
         round_ = self.round
         if round_ is None:
-            return RuleError("game_not_running", "The game is over.")
+            return ("game_not_running", "The game is over.")
         if not self.settings.calza:
-            return RuleError("calza_not_allowed", "This table plays without calza.")
+            return ("calza_not_allowed", "This table plays without calza.")
         if round_.palifico:
-            return RuleError("calza_not_allowed", "No calza in a palifico round.")
+            return ("calza_not_allowed", "No calza in a palifico round.")
         if len(self.active_seats()) <= 2:
-            return RuleError("calza_not_allowed", "No calza with two players left.")
+            return ("calza_not_allowed", "No calza with two players left.")
         player = self.players.get(seat)
         if player is None or player.out:
-            return RuleError("calza_not_allowed", "Only players with dice may call calza.")
+            return ("calza_not_allowed", "Only players with dice may call calza.")
         standing = round_.standing
         if standing is None:
-            return RuleError("no_bid", "There is no bid to call calza on.")
+            return ("no_bid", "There is no bid to call calza on.")
         if self.settings.calza_rule == "pressman" and seat == round_.turn:
-            return RuleError("calza_not_allowed", "The player to act may not call calza.")
+            return ("calza_not_allowed", "The player to act may not call calza.")
         if self.settings.calza_rule == "asmodee" and seat == standing.seat:
-            return RuleError("calza_not_allowed", "You may not call calza on your own bid.")
+            return ("calza_not_allowed", "You may not call calza on your own bid.")
         return None
 
     def _count(self, bid: Bid, round_: RoundState) -> int:
