@@ -132,7 +132,7 @@ class Room:
             self._audience.sit(conn, seat.number if seat else None)
             conn.send(frames.welcome_frame(self.room_id, seat))
             if seat is not None:
-                seat.missed.clear()
+                seat.missed = ()
             if self._game is not None:
                 conn.send(frames.history_frame(self._game))
             self._changed(lasting=seat is not None)
@@ -275,7 +275,7 @@ class Room:
             message = frames.autoplayed_message(seat.number, reason, action)
             self._audience.broadcast(wire.encode(message))
             if seat.conn is None:
-                seat.missed.append(message)  # told on its return (`welcome`)
+                seat.missed += (message,)  # told on its return (`welcome`)
         elif isinstance(action, Bid):
             self._entry = bid_entry(seat.number, action)
         self._after(events)

@@ -6,7 +6,7 @@ import hmac
 import random
 import secrets
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from app.engine.bot import BotLevel
 from app.protocol import AutoplayedMessage, Hello, Join, ProtocolError, Resume, RoomSettings, Watch
@@ -32,7 +32,7 @@ class Seat:
     autoplay: bool = False  # the server's bot plays this person's seat
     autoplay_since: float = 0.0
     left: bool = False  # the person sent `leave` during a game (else: away too long)
-    missed: list[AutoplayedMessage] = field(default_factory=list)  # played while it was away
+    missed: tuple[AutoplayedMessage, ...] = ()  # the bot's moves for it while it was away
 
     @property
     def bot(self) -> bool:
