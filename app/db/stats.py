@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cache
 from typing import Any, Literal
 
 from sqlalchemy import ColumnElement, Connection, Engine, Select, and_, case, func, or_, select
@@ -84,9 +85,15 @@ def count_game(
         row["place_sum"] += seat["place"]
         for column in TOTALS[3:]:  # the dudo and calza calls and wins
             row[column] += seat[column]
-    if not rows:
-        return
-    dialect = connection.dialect.name
+    if rows:
+        connection.execute(_upsert(connection.dialect.name), [rows[key] for key in sorted(rows)])
+
+
+@cache
+def _upsert(dialect: str) -> Any:
+    """`count_game`'s statement, built once per dialect (building it costs more than running
+    it): a new person's row as given; an existing one adds the totals and takes the name,
+    end and id of whichever game ended later."""
     insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
     stmt = insert(PlayerStatsRow)
     old, new = PlayerStatsRow, stmt.excluded
@@ -97,8 +104,7 @@ def count_game(
     updates: dict[str, Any] = {name: getattr(old, name) + new[name] for name in TOTALS}
     for name in ("name", "latest_at", "latest_game"):
         updates[name] = case((newer, new[name]), else_=getattr(old, name))
-    upsert = stmt.on_conflict_do_update(index_elements=[old.name_key], set_=updates)
-    connection.execute(upsert, [rows[key] for key in sorted(rows)])
+    return stmt.on_conflict_do_update(index_elements=[old.name_key], set_=updates)
 
 
 def recount() -> Query:
