@@ -639,3 +639,49 @@ def test_palifico_banner_reads_plainly(browser: Browser, live_server: str) -> No
         anna.page.wait_for_selector(f"#palifico-banner:text('({bot['name']})')")
     finally:
         anna.close()
+
+
+def test_the_table_speaks_the_page_language(browser: Browser, live_server: str) -> None:
+    anna, bela = Player(browser, live_server, "Anna"), Player(browser, live_server, "Béla")
+    try:
+        room = httpx.post(f"{live_server}/api/rooms", json={}).json()
+        url = f"{live_server}{room['url']}"
+        for player, code in ((anna, "nb"), (bela, "hu")):
+            player.page.goto(f"{url}?lang={code}")
+            assert player.page.get_attribute("html", "lang") == code
+            join(player)
+        anna.page.click("#bot-form button")
+        anna.page.wait_for_selector("#lobby-wait:text('Start når alle er her.')")
+        assert anna.page.inner_text("#seats .seat.you .seat-name") == "Anna (deg)"
+        assert bela.page.inner_text("#lobby-chat-open").startswith("Csevegés")
+        anna.page.click("#start-btn")
+        for p in (anna, bela):
+            p.page.wait_for_selector("#table:not([hidden])")
+        anna.page.wait_for_function("() => document.getElementById('room').dataset.seq !== '-1'")
+
+        # Norwegian and Hungarian at one table, each page in its own words and plurals.
+        assert anna.page.inner_text("#dice-total") == "15 terninger i spill"
+        assert bela.page.inner_text("#dice-total") == "15 kocka játékban"
+        anna_label = anna.page.locator("#players li.you").get_attribute("aria-label") or ""
+        assert anna_label.startswith("Anna, 5 terninger, du"), anna_label
+        bela_label = bela.page.locator("#players li.you").get_attribute("aria-label") or ""
+        assert bela_label.startswith("Béla, 5 kocka, te"), bela_label
+        for p, bid, word in ((anna, "By", "Dudo!"), (bela, "Licit", "Calza!")):
+            p.page.wait_for_selector("#actions:not([hidden])")
+            assert p.page.inner_text("#bid-btn").startswith(bid)
+            assert word in (p.page.inner_text("#dudo-btn"), p.page.inner_text("#calza-btn"))
+        # Whoever is to act reads it in their language, in the page and in the title.
+        turn = {
+            "nb": ("Din tur", "(●) Din tur · Perudo"),
+            "hu": ("Te jössz", "(●) Te jössz · Perudo"),
+        }
+        for p, code in ((anna, "nb"), (bela, "hu")):
+            if p.my_turn():
+                assert p.page.inner_text("#turn-text") == turn[code][0]
+                p.page.wait_for_function("t => document.title === t", arg=turn[code][1])
+        assert re.fullmatch(r"(Din tur|Tur: .+)", anna.page.inner_text("#turn-text"))
+        assert re.fullmatch(r"(Te jössz|.+ jön)", bela.page.inner_text("#turn-text"))
+        assert not anna.page_errors and not bela.page_errors
+    finally:
+        anna.close()
+        bela.close()

@@ -8,6 +8,7 @@ after the page dropped it, fails here.
 
 from __future__ import annotations
 
+import json
 import re
 from functools import cache
 from pathlib import Path
@@ -25,6 +26,9 @@ ROOT = Path(__file__).resolve().parents[2]
 KEYWORDS = {**DEFAULT_KEYWORDS, "t": None, "n": (1, 2), "tNodes": None}
 TRANSLATED = [code for code in i18n.LANGUAGES if code != i18n.DEFAULT]
 PLACEHOLDER = re.compile(r"\{\w+\}|%\(\w+\)[sd]|</?\w+>")
+
+# A script's call with a literal first argument: t("…"), n("…", …) or tNodes("…").
+SCRIPT_CALL = re.compile(r'\b(?:t|n|tNodes)\(\s*"((?:[^"\\]|\\.)*)"')
 
 MessageId = tuple[str, ...]
 
@@ -55,6 +59,21 @@ def test_the_pages_and_scripts_have_messages() -> None:
     files = {place.split(":")[0] for places in used().values() for place in places}
     assert any(f.startswith("templates/") for f in files)
     assert any(f.startswith("static/js/") for f in files)
+
+
+def test_the_extraction_finds_every_script_message() -> None:
+    """Babel's extractor skips a t() inside a template literal or inside another t()'s
+    arguments; such a message would be in no catalogue and never translated, so it fails here."""
+    extracted = {message[0] for message in used()}
+    missed = []
+    for path in sorted((ROOT / "static" / "js").rglob("*.js")):
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if line.lstrip().startswith(("//", "*", "/*")):
+                continue  # comments show calls as examples
+            for match in SCRIPT_CALL.finditer(line):
+                if json.loads(f'"{match[1]}"') not in extracted:
+                    missed.append(f"{path.relative_to(ROOT)}:{number}: {match[1]!r}")
+    assert not missed, f"calls the extraction does not see: {missed}"
 
 
 @pytest.mark.parametrize("code", TRANSLATED)

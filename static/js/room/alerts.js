@@ -3,18 +3,10 @@
 // the page is hidden (if allowed), and a line for screen readers. The same for "the bot played
 // for you" and the game's end.
 import { byId } from "../dom.js";
+import { t } from "../i18n.js";
 import { nameOf } from "./people.js";
 
 const SOUND_KEY = "perudo:sound";
-const TEXT = {
-  title: "(●) Your turn · Perudo",
-  yourTurn: "Your turn",
-  botPlayed: "The bot played for you",
-  youWin: "Game over: you win!",
-  wins: (name) => `Game over: ${name} wins.`,
-  soundOn: "Turn sound: on",
-  soundOff: "Turn sound: off",
-};
 
 let baseTitle = "";
 let lastTurnKey = null;
@@ -33,7 +25,7 @@ export function mount() {
   const sound = byId("sound-btn");
   const drawSound = () => {
     sound.setAttribute("aria-pressed", String(soundOn()));
-    sound.textContent = soundOn() ? TEXT.soundOn : TEXT.soundOff;
+    sound.textContent = soundOn() ? t("Turn sound: on") : t("Turn sound: off");
   };
   drawSound();
   sound.addEventListener("click", () => {
@@ -58,20 +50,20 @@ export function render(state) {
   const round = state.round;
   const me = state.you.seat;
   const myTurn = state.phase === "playing" && round !== null && me !== null && round.turn === me;
-  const title = myTurn ? TEXT.title : baseTitle;
+  const title = myTurn ? t("(●) Your turn · Perudo") : baseTitle;
   if (document.title !== title) document.title = title;
   const key = myTurn ? `${round.number}:${round.bids.length}` : null;
-  if (key !== null && key !== lastTurnKey) alert(TEXT.yourTurn);
+  if (key !== null && key !== lastTurnKey) alert(t("Your turn"));
   lastTurnKey = key;
   if (lastPhase === "playing" && state.phase === "finished" && state.winner !== null) {
-    alert(state.winner === me ? TEXT.youWin : TEXT.wins(nameOf(state, state.winner)));
+    alert(state.winner === me ? t("Game over: you win!") : t("Game over: {name} wins.", { name: nameOf(state, state.winner) }));
   }
   lastPhase = state.phase;
 }
 
 /** An `autoplayed` message: tell the person the bot moved for them. */
 export function autoplayed(msg, state) {
-  if (state && msg.seat === state.you.seat) alert(TEXT.botPlayed);
+  if (state && msg.seat === state.you.seat) alert(t("The bot played for you"));
 }
 
 function alert(text) {

@@ -2,13 +2,14 @@
 // a second within ARM_MS sends it. A keyboard press (Enter or Space) is deliberate and sends at
 // once. Calza stays on screen, disabled when you may not call it.
 import { byId } from "../dom.js";
+import { t } from "../i18n.js";
 
 const ARM_MS = 3000;
 const CALLS = { dudo: "dudo-btn", calza: "calza-btn" };
+// Each button's words, at rest and armed (the armed text still starts with the call's name).
 const TEXT = {
-  dudo: "Dudo!",
-  calza: "Calza!",
-  confirm: (label) => `${label} Tap again`,
+  dudo: { label: t("Dudo!"), armed: t("Dudo! Tap again") },
+  calza: { label: t("Calza!"), armed: t("Calza! Tap again") },
 };
 
 let armed = null; // the call armed, or null
@@ -33,7 +34,7 @@ function arm(call) {
   armed = call;
   const button = byId(CALLS[call]);
   button.classList.add("armed");
-  button.textContent = TEXT.confirm(TEXT[call]);
+  button.textContent = TEXT[call].armed;
   armTimer = setTimeout(disarm, ARM_MS);
 }
 
@@ -43,7 +44,7 @@ function disarm() {
   for (const [call, id] of Object.entries(CALLS)) {
     const button = byId(id);
     button.classList.remove("armed");
-    button.textContent = TEXT[call];
+    button.textContent = TEXT[call].label;
   }
 }
 

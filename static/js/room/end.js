@@ -20,7 +20,7 @@ export function render(state, ctx) {
   end.hidden = state.phase !== "finished";
   if (end.hidden) return;
   const winner = state.winner;
-  byId("end-title").textContent = winner === state.you.seat ? "You win!" : `${nameOf(state, winner)} wins!`;
+  byId("end-title").textContent = winner === state.you.seat ? t("You win!") : t("{name} wins!", { name: nameOf(state, winner) });
   const host = isHost(state);
   const rematch = byId("rematch-btn");
   rematch.hidden = !host;
@@ -28,7 +28,7 @@ export function render(state, ctx) {
   const replay = byId("replay-link");
   replay.hidden = !state.game_id;
   if (state.game_id) replay.href = `/games/${encodeURIComponent(state.game_id)}`;
-  byId("end-wait").textContent = host || state.host === null ? "" : `${nameOf(state, state.host)} can start a rematch.`;
+  byId("end-wait").textContent = host || state.host === null ? "" : t("{name} can start a rematch.", { name: nameOf(state, state.host) });
   renderPlaces(state, ctx);
 }
 

@@ -2,6 +2,7 @@
 // table rules, and the invitation link.
 import { byId, h, toast } from "../dom.js";
 import { BOT_LEVELS, DEFAULT_BOT_LEVEL } from "../codes.js";
+import { t } from "../i18n.js";
 import { lockSettings, prepareSettings, readSettings, writeSettings } from "../settings.js";
 import { savedName } from "../seat.js";
 import { isHost, player } from "./people.js";
@@ -23,7 +24,7 @@ export function mount(ctx) {
     event.preventDefault();
     const name = byId("join-name").value.trim();
     if (!name) {
-      toast("Type the name the others will see.", "error");
+      toast(t("Type the name the others will see."), "error");
       byId("join-name").focus();
       return;
     }
@@ -43,7 +44,7 @@ export function mount(ctx) {
   if (navigator.share) {
     shareButton.hidden = false;
     shareButton.addEventListener("click", () => {
-      navigator.share({ title: "Play Perudo with me", url: byId("share-url").value }).catch(() => {});
+      navigator.share({ title: t("Play Perudo with me"), url: byId("share-url").value }).catch(() => {});
     });
   }
 }
@@ -76,10 +77,10 @@ export function render(state, ctx) {
 
 function waitText(state, host) {
   if (host) {
-    return state.players.length < 2 ? "Invite someone or add a bot: you need at least 2 players." : "Start when everyone is here.";
+    return state.players.length < 2 ? t("Invite someone or add a bot: you need at least 2 players.") : t("Start when everyone is here.");
   }
   const hostPlayer = state.host === null ? null : player(state, state.host);
-  return hostPlayer ? `Waiting for ${hostPlayer.name} to start the game.` : "";
+  return hostPlayer ? t("Waiting for {name} to start the game.", { name: hostPlayer.name }) : "";
 }
 
 async function copyLink() {
@@ -90,5 +91,5 @@ async function copyLink() {
     input.select(); // not a secure context (plain http on a LAN): let the old way do it
     document.execCommand("copy");
   }
-  toast("Link copied.");
+  toast(t("Link copied."));
 }

@@ -89,7 +89,7 @@ function roundLine(state, r, ctx) {
       { type: "button", class: "log-again", onclick: () => ctx.showReveal(r) },
       h("span", { class: "log-when" }, t("Round {number}", { number: r.round })),
       " ",
-      r.palifico ? `${t("Palifico.")} ` : "",
+      r.palifico ? [t("Palifico."), " "] : null,
       resultSummary(r, namer(state), state.you.seat),
     ),
   );

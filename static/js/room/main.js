@@ -4,6 +4,7 @@
 // in a `round_result`.
 import { byId, toast } from "../dom.js";
 import { JOIN_FAILURES, errorText } from "../codes.js";
+import { t } from "../i18n.js";
 import { forgetSeatToken, keepSeatToken, rememberName, savedName, seatToken, takeJoinWish } from "../seat.js";
 import { Connection } from "./connection.js";
 import { savedPlaces } from "./places.js";
@@ -206,7 +207,7 @@ function endReveal() {
 function send(msg) {
   const outcome = conn.send(msg);
   if (outcome === "sent") return true;
-  toast(outcome === "too_big" ? "That is too long to send." : "Not connected right now. Reconnecting…", "error");
+  toast(outcome === "too_big" ? t("That is too long to send.") : t("Not connected right now. Reconnecting…"), "error");
   return false;
 }
 

@@ -1,6 +1,8 @@
 // Who is who in a room `state`, as the views say it: names that speak to the viewer, the host,
 // and the little badges and presence dots next to a name.
 import { h } from "../dom.js";
+import { BOT_LEVELS } from "../codes.js";
+import { t } from "../i18n.js";
 import { nameOf as nameIn, playerAt } from "../players.js";
 
 export function player(state, seat) {
@@ -10,11 +12,6 @@ export function player(state, seat) {
 /** A name at the start of a sentence: "You", "Anna". */
 export function nameOf(state, seat) {
   return nameIn(state.players, seat, state.you.seat);
-}
-
-/** A name in the middle of a sentence: "by you", "by Anna". */
-export function byName(state, seat) {
-  return seat === state.you.seat ? "you" : nameOf(state, seat);
 }
 
 /** `(seat) => name`, for the shared wording of round results. */
@@ -29,15 +26,23 @@ export function isHost(state) {
 /** Host, bot, "a bot is playing" and palifico badges of player `p`. */
 export function badges(state, p) {
   const list = [];
-  if (state.host !== null && p.seat === state.host) list.push(h("span", { class: "badge host" }, "Host"));
-  if (p.bot) list.push(h("span", { class: "badge bot" }, p.level ? `Bot · ${p.level}` : "Bot"));
-  if (p.autoplay) list.push(h("span", { class: "badge auto", title: "A bot is playing this seat until its owner returns" }, "Bot playing"));
+  if (state.host !== null && p.seat === state.host) list.push(h("span", { class: "badge host" }, t("Host")));
+  if (p.bot) list.push(h("span", { class: "badge bot" }, botLabel(p.level)));
+  if (p.autoplay) {
+    list.push(h("span", { class: "badge auto", title: t("A bot is playing this seat until its owner returns") }, t("Bot playing")));
+  }
   if (state.round?.palifico && state.round.palifico_seat === p.seat) {
-    list.push(h("span", { class: "badge palifico" }, "Palifico"));
+    list.push(h("span", { class: "badge palifico" }, t("Palifico")));
   } else if (p.palifico_used) {
-    list.push(h("span", { class: "badge palifico-used", title: "Has had their palifico round" }, "had palifico"));
+    list.push(h("span", { class: "badge palifico-used", title: t("Has had their palifico round") }, t("had palifico")));
   }
   return list;
+}
+
+/** "Bot · Hard": a bot and its level, in the words the host picked it by. */
+function botLabel(level) {
+  const label = BOT_LEVELS.find((l) => l.value === level)?.label;
+  return label ? t("Bot · {level}", { level: label }) : t("Bot");
 }
 
 /** The same badges without "Host", for the table (the host matters in the lobby). */
@@ -50,6 +55,6 @@ export function presenceDot(p) {
   return h("span", {
     class: `dot ${online ? "on" : "off"}`,
     role: "img",
-    "aria-label": online ? "online" : "offline",
+    "aria-label": online ? t("online") : t("offline"),
   });
 }

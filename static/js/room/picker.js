@@ -3,7 +3,7 @@
 // is re-implemented here.
 import { byId, fill, h } from "../dom.js";
 import { percent, t } from "../i18n.js";
-import { dieSvg, faceName } from "../dice.js";
+import { bidText, dieSvg, faceName } from "../dice.js";
 import { player } from "./people.js";
 
 const ACE = 1;
@@ -183,7 +183,7 @@ class BidPicker {
     bidButton.disabled = !active;
     bidButton.dataset.quantity = active ? String(this.quantity) : "";
     bidButton.dataset.face = active ? String(this.face) : "";
-    fill(bidButton, active ? `Bid ${this.quantity} ${faceName(this.face, this.quantity)}` : "Bid");
+    fill(bidButton, active ? t("Bid {bid}", { bid: bidText({ quantity: this.quantity, face: this.face }) }) : t("Bid"));
     this.renderAceNote(active);
   }
 
@@ -193,11 +193,10 @@ class BidPicker {
     const standing = this.standing;
     let text = "";
     if (active && standing !== null && (standing.face === ACE) !== (this.face === ACE)) {
-      const min = this.min(this.face);
-      text =
-        this.face === ACE
-          ? `Switching to aces: from ${min} ${faceName(ACE, min)}${this.palifico ? "." : " (wild, so fewer)."}`
-          : `Leaving aces: at least ${min} ${faceName(this.face, min)}.`;
+      const least = { bid: bidText({ quantity: this.min(this.face), face: this.face }) };
+      if (this.face !== ACE) text = t("Leaving aces: at least {bid}.", least);
+      else if (this.palifico) text = t("Switching to aces: from {bid}.", least);
+      else text = t("Switching to aces: from {bid} (wild, so fewer).", least);
     }
     note.textContent = text;
     // With a bid standing the note's room stays, so nothing moves when it appears; an opening

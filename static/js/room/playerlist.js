@@ -3,21 +3,12 @@
 // bid this round, and who is to play. Other players' dice are never drawn here.
 import { byId, fill, h } from "../dom.js";
 import { bidChip, cupSvg } from "../dice.js";
+import { n, t } from "../i18n.js";
 import { presenceDot, tableBadges } from "./people.js";
-
-const TEXT = {
-  dice: (n) => (n === 1 ? "1 die" : `${n} dice`),
-  out: "out",
-  you: "you",
-  toPlay: "to play",
-  offline: "offline",
-  bot: "Bot",
-  botPlaying: "a bot is playing",
-};
 
 /** A bot's level matters in the lobby; at the table "Bot" says enough. */
 function shortBadge(badge) {
-  if (badge.classList.contains("bot")) badge.textContent = TEXT.bot;
+  if (badge.classList.contains("bot")) badge.textContent = t("Bot");
   return badge;
 }
 
@@ -42,11 +33,11 @@ export function render(state) {
       const you = p.seat === state.you.seat;
       const online = p.connected || p.bot;
       const classes = ["opp", turn ? "turn" : "", p.out ? "out" : "", online ? "" : "offline", you ? "you" : ""];
-      const said = [p.name, p.out ? TEXT.out : TEXT.dice(p.dice)];
-      if (you) said.push(TEXT.you);
-      if (turn) said.push(TEXT.toPlay);
-      if (!online) said.push(TEXT.offline);
-      if (p.autoplay) said.push(TEXT.botPlaying);
+      const said = [p.name, p.out ? t("out") : n("{count} die", "{count} dice", p.dice)];
+      if (you) said.push(t("you"));
+      if (turn) said.push(t("to play"));
+      if (!online) said.push(t("offline"));
+      if (p.autoplay) said.push(t("a bot is playing"));
       const bid = lastBid.get(p.seat);
       return h(
         "li",
@@ -60,7 +51,7 @@ export function render(state) {
         h(
           "span",
           { class: "opp-top", "aria-hidden": "true" },
-          p.out ? h("span", { class: "opp-out" }, TEXT.out) : cupSvg(p.dice),
+          p.out ? h("span", { class: "opp-out" }, t("out")) : cupSvg(p.dice),
           bid ? h("span", { class: "opp-bid" }, bidChip(bid)) : null,
           tableBadges(state, p).map(shortBadge),
         ),

@@ -3,7 +3,8 @@
 import { byId, fill } from "../dom.js";
 import { bidChip } from "../dice.js";
 import { countLine, outcomeText, revealRows } from "../result.js";
-import { byName, namer } from "./people.js";
+import { t, tNodes } from "../i18n.js";
+import { namer } from "./people.js";
 
 let shown = null; // the round result on screen, or null
 
@@ -31,14 +32,14 @@ export function render(state, ctx) {
     return;
   }
   const name = namer(state);
-  const you = result.caller === state.you.seat;
-  byId("reveal-title").textContent = `${name(result.caller)} ${you ? "call" : "calls"} ${result.call}!`;
+  byId("reveal-title").textContent = title(result, state.you.seat, name);
+  const bid = bidChip(result.bid, { small: false });
   fill(
     byId("reveal-bid"),
-    "On the bid ",
-    bidChip(result.bid, { small: false }),
-    ` by ${byName(state, result.bid.seat)}`,
-    result.palifico ? " (palifico: aces not wild)" : "",
+    result.bid.seat === state.you.seat
+      ? tNodes("On your bid {bid}", { bid })
+      : tNodes("On the bid {bid} by {name}", { bid, name: name(result.bid.seat) }),
+    result.palifico ? [" ", t("(palifico: aces not wild)")] : null,
   );
   fill(byId("reveal-cups"), revealRows(result, name));
   fill(byId("reveal-count"), countLine(result));
@@ -50,6 +51,13 @@ export function render(state, ctx) {
   bar.style.animationDuration = `${ctx.revealMs}ms`;
   bar.classList.add("run");
   byId("reveal-next").focus({ preventScroll: true });
+}
+
+/** "Anna calls dudo!", "You call calza!" */
+function title(result, youSeat, name) {
+  const params = { name: name(result.caller) };
+  if (result.caller === youSeat) return result.call === "dudo" ? t("You call dudo!") : t("You call calza!");
+  return result.call === "dudo" ? t("{name} calls dudo!", params) : t("{name} calls calza!", params);
 }
 
 /** Whether keyboard focus is inside the reveal (so it should move on when the sheet goes). */

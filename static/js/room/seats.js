@@ -1,5 +1,6 @@
 // The lobby's seat list: who sits where, who is host, and the host's "Remove" buttons.
 import { byId, fill, h } from "../dom.js";
+import { t } from "../i18n.js";
 import { badges, isHost, player, presenceDot } from "./people.js";
 
 /** @param {{act: (msg: object) => void}} ctx */
@@ -16,7 +17,7 @@ export function render(state, ctx) {
 }
 
 function emptySeat(seat) {
-  return h("li", { class: "seat empty", dataset: { seat } }, h("span", { class: "seat-name" }, "Empty seat"));
+  return h("li", { class: "seat empty", dataset: { seat } }, h("span", { class: "seat-name" }, t("Empty seat")));
 }
 
 function seatItem(state, p, host, ctx) {
@@ -25,7 +26,7 @@ function seatItem(state, p, host, ctx) {
     "li",
     { class: `seat${you ? " you" : ""}`, dataset: { seat: p.seat } },
     presenceDot(p),
-    h("span", { class: "seat-name" }, p.name, you ? " (you)" : ""),
+    h("span", { class: "seat-name" }, you ? t("{name} (you)", { name: p.name }) : p.name),
     h("span", { class: "badges" }, badges(state, p)),
     host && !you
       ? h(
@@ -33,10 +34,10 @@ function seatItem(state, p, host, ctx) {
           {
             type: "button",
             class: "btn subtle small kick",
-            "aria-label": `Remove ${p.name}`,
+            "aria-label": t("Remove {name}", { name: p.name }),
             onclick: () => ctx.act({ type: "kick", seat: p.seat }),
           },
-          "Remove",
+          t("Remove"),
         )
       : null,
   );

@@ -2,6 +2,7 @@
 // reason when the server closed the socket for good (seat opened elsewhere, unknown room).
 import { byId } from "../dom.js";
 import { CLOSE_TEXT } from "../codes.js";
+import { t } from "../i18n.js";
 
 /** Wire "Use this tab" once. @param {{retry: () => void}} ctx */
 export function mount(ctx) {
@@ -20,10 +21,12 @@ export function render(status, detail = {}) {
   const banner = byId("conn-banner");
   banner.classList.toggle("warn", status === "reconnecting");
   if (status === "connecting") {
-    banner.textContent = "Connecting…";
+    banner.textContent = t("Connecting…");
   } else if (status === "reconnecting") {
     banner.textContent =
-      detail.attempt > 1 ? `Connection lost. Reconnecting (try ${detail.attempt})…` : "Connection lost. Reconnecting…";
+      detail.attempt > 1
+        ? t("Connection lost. Reconnecting (try {number})…", { number: detail.attempt })
+        : t("Connection lost. Reconnecting…");
   } else {
     banner.textContent = "";
   }

@@ -3,28 +3,8 @@
 // timer. Other players' dice are never drawn here; the players' list is playerlist.js.
 import { byId, fill, h } from "../dom.js";
 import { bidChip, dieSvg } from "../dice.js";
-import { percent, t } from "../i18n.js";
-import { byName, nameOf, player } from "./people.js";
-
-const TEXT = {
-  round: (n) => `Round ${n}`,
-  gameOver: "Game over",
-  diceInPlay: (n) => `${n} dice in play`,
-  yourTurn: "Your turn",
-  toPlay: (name) => `${name} to play`,
-  palifico: (who) => `Palifico round (${who}): aces are not wild, and the first bid's face is locked.`,
-  palificoYours: "yours",
-  standing: "Standing bid",
-  by: (name) => `by ${name}`,
-  youOpen: "You open the round.",
-  opens: (name) => `${name} opens the round.`,
-  noBid: "No bid yet.",
-  rollOff: "Roll-off:",
-  reRoll: "re-roll",
-  noDice: "No dice left",
-  waiting: (name, time) => `Waiting for ${name} to reconnect · ${time}`,
-  secondsLeft: (n) => `${n} seconds left`,
-};
+import { n, percent, t } from "../i18n.js";
+import { nameOf, player } from "./people.js";
 
 const awaySince = new Map(); // seat -> local time (ms) it was first seen disconnected
 
@@ -33,8 +13,8 @@ export function render(state) {
   if (state.phase === "lobby") return;
   const round = state.round;
   const playing = state.phase === "playing" && round !== null;
-  byId("round-label").textContent = playing ? TEXT.round(round.number) : TEXT.gameOver;
-  byId("dice-total").textContent = playing ? TEXT.diceInPlay(round.total_dice) : "";
+  byId("round-label").textContent = playing ? t("Round {number}", { number: round.number }) : t("Game over");
+  byId("dice-total").textContent = playing ? n("{count} die in play", "{count} dice in play", round.total_dice) : "";
   renderPalifico(state, playing);
   renderCenter(state, playing);
   renderMe(state);
@@ -50,8 +30,10 @@ function renderPalifico(state, playing) {
   const banner = byId("palifico-banner");
   banner.hidden = !(playing && round.palifico);
   if (playing && round.palifico) {
-    const who = round.palifico_seat === state.you.seat ? TEXT.palificoYours : nameOf(state, round.palifico_seat);
-    banner.textContent = TEXT.palifico(who);
+    banner.textContent =
+      round.palifico_seat === state.you.seat
+        ? t("Palifico round (yours): aces are not wild, and the first bid's face is locked.")
+        : t("Palifico round ({name}): aces are not wild, and the first bid's face is locked.", { name: nameOf(state, round.palifico_seat) });
   }
 }
 
@@ -60,21 +42,24 @@ function renderCenter(state, playing) {
   const round = state.round;
   const turnText = byId("turn-text");
   const myTurn = playing && round.turn === state.you.seat;
-  turnText.textContent = playing ? (myTurn ? TEXT.yourTurn : TEXT.toPlay(nameOf(state, round.turn))) : "";
+  let turn = "";
+  if (myTurn) turn = t("Your turn");
+  else if (playing) turn = t("{name} to play", { name: nameOf(state, round.turn) });
+  turnText.textContent = turn;
   turnText.classList.toggle("mine", myTurn);
   byId("center").hidden = !playing;
   const standing = byId("standing");
   if (playing && round.bid) {
     fill(
       standing,
-      h("span", { class: "standing-label" }, TEXT.standing),
+      h("span", { class: "standing-label" }, t("Standing bid")),
       h("span", { class: "standing-bid" }, bidChip(round.bid, { small: false })),
-      h("span", { class: "standing-by" }, TEXT.by(byName(state, round.bid.seat))),
+      h("span", { class: "standing-by" }, bidder(state, round.bid.seat)),
       myTurn && state.you.odds?.bid != null ? h("span", { class: "standing-odds" }, t("{percent} chance it holds", { percent: percent(state.you.odds.bid) })) : null,
     );
   } else if (playing) {
-    const opener = round.opener === state.you.seat ? TEXT.youOpen : TEXT.opens(nameOf(state, round.opener));
-    fill(standing, h("span", { class: "standing-label" }, `${TEXT.noBid} ${opener}`), rollOff(state));
+    const opener = round.opener === state.you.seat ? t("No bid yet. You open the round.") : t("No bid yet. {name} opens the round.", { name: nameOf(state, round.opener) });
+    fill(standing, h("span", { class: "standing-label" }, opener), rollOff(state));
   } else {
     fill(standing);
   }
@@ -84,6 +69,11 @@ function renderCenter(state, playing) {
   );
 }
 
+/** "by Anna", "by you": who made the standing bid. */
+function bidder(state, seat) {
+  return seat === state.you.seat ? t("by you") : t("by {name}", { name: nameOf(state, seat) });
+}
+
 /** Round 1 only: who rolled what to decide the opener; each throw wraps as a whole. */
 function rollOff(state) {
   const throws = state.round.roll_off;
@@ -91,10 +81,10 @@ function rollOff(state) {
   return h(
     "span",
     { class: "roll-off" },
-    h("span", {}, TEXT.rollOff),
-    throws.flatMap((t, i) => [
-      i > 0 ? h("span", {}, TEXT.reRoll) : null,
-      ...t.map((r) => h("span", { class: "roll-one" }, h("span", { class: "roll-name" }, nameOf(state, r.seat)), dieSvg(r.die, { small: true }))),
+    h("span", {}, t("Roll-off:")),
+    throws.flatMap((rolls, i) => [
+      i > 0 ? h("span", {}, t("re-roll")) : null,
+      ...rolls.map((r) => h("span", { class: "roll-one" }, h("span", { class: "roll-name" }, nameOf(state, r.seat)), dieSvg(r.die, { small: true }))),
     ]),
   );
 }
@@ -107,7 +97,7 @@ function renderMe(state) {
   const dice = [...state.you.dice].sort((a, b) => a - b);
   fill(
     byId("my-dice"),
-    dice.length > 0 ? dice.map((d) => dieSvg(d, { real: true })) : h("span", { class: "muted" }, you.out ? TEXT.noDice : ""),
+    dice.length > 0 ? dice.map((d) => dieSvg(d, { real: true })) : h("span", { class: "muted" }, you.out ? t("No dice left") : ""),
   );
 }
 
@@ -132,7 +122,7 @@ export function renderTimer(state, ctx) {
   timer.hidden = false;
   timer.textContent = clock(left);
   timer.classList.toggle("low", left <= 5);
-  timer.setAttribute("aria-label", TEXT.secondsLeft(left));
+  timer.setAttribute("aria-label", n("{count} second left", "{count} seconds left", left));
 }
 
 /** "Waiting for Eve to reconnect · 0:07": elapsed, since the grace's length is not sent. */
@@ -142,7 +132,7 @@ function renderWaiting(state) {
   const parts = [];
   for (const [seat, since] of awaySince) {
     const p = state ? player(state, seat) : null;
-    if (p && !p.autoplay) parts.push(TEXT.waiting(p.name, clock(Math.floor((now - since) / 1000))));
+    if (p && !p.autoplay) parts.push(t("Waiting for {name} to reconnect · {time}", { name: p.name, time: clock(Math.floor((now - since) / 1000)) }));
   }
   const text = parts.join(" · ");
   if (line.textContent !== text) line.textContent = text;
