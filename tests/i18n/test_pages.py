@@ -15,7 +15,7 @@ PAGES = {
     "/": "Create room",
     "/games": "Recent games",
     "/games/some-game": "Replay",
-    "/r/someroom": "Rules",  # the room's own texts come with the room page's rewrite
+    "/r/someroom": "Take a seat",
 }
 # /rules is a page of its own per language, not a translation: its heading in each.
 RULES_HEADINGS = {
