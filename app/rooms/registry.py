@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from enum import Enum
 from typing import Final
 
+from app.memory import HeapTrimmer
 from app.protocol import CloseCode, RoomSettings
 from app.rooms.clock import Scheduler
 from app.rooms.dice import SecureDice
@@ -55,6 +56,7 @@ class Registry:
         finished_ttl: float,
         journal: Journal | None = None,
         ownership: Ownership | None = None,
+        heap: HeapTrimmer | None = None,
     ) -> None:
         self.scheduler = scheduler
         self._config = config
@@ -65,6 +67,7 @@ class Registry:
         self.journal = journal
         self.ownership = ownership
         self._opening = asyncio.Lock()
+        self._heap = heap if heap is not None else HeapTrimmer()
 
     def create(self, settings: RoomSettings) -> Room:
         room_id = new_room_id()
@@ -140,7 +143,8 @@ class Registry:
         return iter(list(self._rooms.values()))
 
     async def sweep(self) -> list[str]:
-        """Drop lobbies nobody is connected to and finished rooms, once idle long enough."""
+        """Drop lobbies nobody is connected to and finished rooms, once idle long enough; then
+        give the memory they held back to the operating system (`app.memory`)."""
         now = self.scheduler.now()
         expired = [
             room
@@ -161,6 +165,7 @@ class Registry:
         if self.ownership is not None:
             await self.flush()
             await self.ownership.release(room.room_id for room in expired)
+        await self._heap.after_sweep(now, dropped=bool(expired))
         return [room.room_id for room in expired]
 
     async def close(self) -> None:

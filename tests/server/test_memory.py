@@ -1,0 +1,96 @@
+"""Freed memory goes back to the operating system after a sweep (app/memory.py, issue 13)."""
+
+from __future__ import annotations
+
+import asyncio
+import platform
+from pathlib import Path
+
+import pytest
+
+from app import memory
+from app.memory import HeapTrimmer
+from app.protocol import RoomSettings
+from app.rooms import ManualScheduler, Registry, RoomConfig
+from tests.rooms.conftest import MemoryStore
+
+GLIBC = platform.libc_ver()[0] == "glibc"
+
+
+def rss_anon_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("RssAnon:"):
+            return int(line.split()[1]) / 1024
+    raise AssertionError("no RssAnon in /proc/self/status")
+
+
+@pytest.mark.skipif(not GLIBC, reason="malloc_trim is glibc's")
+def test_trim_gives_back_the_free_pages_between_live_blocks() -> None:
+    # 40 MB of 1000-byte blocks (over pymalloc's 512, so from malloc), one in 64 kept: the
+    # free pages between the survivors stay resident until the heap is trimmed.
+    blocks = [bytearray(1000) for _ in range(40_000)]
+    kept = blocks[::64] + blocks[-1:]
+    del blocks
+    before = rss_anon_mb()
+    assert memory.trim_heap()
+    after = rss_anon_mb()
+    assert before - after > 20, (before, after)
+    assert len(kept) == 626
+
+
+def test_trims_at_most_every_interval_and_owes_one_put_off(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    trims: list[bool] = []
+
+    def trim() -> bool:
+        trims.append(True)
+        return True
+
+    monkeypatch.setattr(memory, "trim_heap", trim)
+    heap = HeapTrimmer(every=20)
+
+    async def sweeps() -> list[bool]:
+        return [
+            await heap.after_sweep(0, dropped=False),  # nothing dropped: nothing to give back
+            await heap.after_sweep(30, dropped=True),
+            await heap.after_sweep(40, dropped=True),  # too soon after the last: owed
+            await heap.after_sweep(45, dropped=False),
+            await heap.after_sweep(50, dropped=False),  # the owed trim
+            await heap.after_sweep(80, dropped=False),
+        ]
+
+    assert asyncio.run(sweeps()) == [False, True, False, False, True, False]
+    assert len(trims) == 2
+
+
+class CountingTrimmer(HeapTrimmer):
+    def __init__(self) -> None:
+        super().__init__()
+        self.sweeps: list[tuple[float, bool]] = []
+
+    async def after_sweep(self, now: float, *, dropped: bool) -> bool:
+        self.sweeps.append((now, dropped))
+        return False
+
+
+def test_the_registry_sweep_tells_the_trimmer_what_it_dropped() -> None:
+    clock = ManualScheduler(start=0.0)
+    heap = CountingTrimmer()
+    registry = Registry(
+        scheduler=clock,
+        config=RoomConfig(bot_delay=0.0),
+        store=MemoryStore(),
+        lobby_ttl=600,
+        finished_ttl=300,
+        heap=heap,
+    )
+
+    async def run() -> None:
+        registry.create(RoomSettings())
+        assert await registry.sweep() == []
+        await clock.advance(600)
+        assert len(await registry.sweep()) == 1
+
+    asyncio.run(run())
+    assert heap.sweeps == [(0.0, False), (600.0, True)]
