@@ -8,6 +8,7 @@ import os
 import uvicorn
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
+from app import garbage
 from app.config import Settings
 from app.logs import log_config
 from app.protocol import MAX_FRAME_BYTES, CloseCode
@@ -35,6 +36,7 @@ def serve(host: str, port: int) -> None:
     """One uvicorn worker: uvloop, httptools, sans-I/O websockets, no compression. Forwarded
     headers are trusted from 127.0.0.1 only (nginx on the same machine)."""
     os.environ.setdefault("PERUDO_INSTANCE", f"{host}:{port}")
+    garbage.freeze_after_full_collections()
     uvicorn.run(
         "app.main:create_app",
         factory=True,

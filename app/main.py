@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import logging
 import socket
 from collections.abc import AsyncIterator
@@ -16,7 +15,7 @@ from fastapi.staticfiles import StaticFiles
 from sqlalchemy.exc import OperationalError
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app import api, metrics, security, stats, web, ws
+from app import api, garbage, metrics, security, stats, web, ws
 from app.config import Settings
 from app.db.leases import LeaseRepository
 from app.db.migrate import upgrade
@@ -30,7 +29,6 @@ from app.rooms.journal import Journal
 from app.rooms.ownership import RENEW_SECONDS, Ownership
 
 SWEEP_EVERY_SECONDS = 30.0
-GC_GEN0_THRESHOLD = 10_000  # allocations between young collections (Python: 700)
 
 logger = logging.getLogger(__name__)
 
@@ -53,14 +51,6 @@ class InstanceHeader:
             await send(message)
 
         await self._app(scope, receive, send_with_name)
-
-
-def settle_garbage() -> None:
-    """Once start-up's objects are built: move them out of the collector's sight, and collect
-    young objects less often, so full collections stay rare and short under load."""
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(GC_GEN0_THRESHOLD, 20, 20)
 
 
 def create_app(
@@ -102,7 +92,7 @@ def create_app(
         restored = await registry.restore()
         if restored:
             logger.info("restored %d live rooms from the journal", restored)
-        settle_garbage()
+        garbage.settle()
         app.state.games = games
         app.state.stats = StatsRepository(engine)
         app.state.registry = registry

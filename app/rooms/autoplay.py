@@ -111,7 +111,7 @@ class Autoplayer:
     def __init__(
         self, table: Table, scheduler: Scheduler, config: RoomConfig, rng: random.Random
     ) -> None:
-        self._table = table
+        self._table: Table | None = table  # None once closed
         self._rng = rng
         self._turns = TurnClock(
             scheduler, config, rng, on_turn=self._on_turn, on_calza=self._on_calza
@@ -122,26 +122,34 @@ class Autoplayer:
         """When the turn timer of the seat to act runs out (None: no timer)."""
         return self._turns.deadline
 
-    def cancel(self) -> None:
-        self._turns.cancel()
+    def close(self) -> None:
+        """Stop for good: the timers, and every reference back to the table, so a dropped
+        room is freed as soon as nothing holds it, without waiting for (or escaping, once
+        frozen) the cyclic garbage collector."""
+        self._turns.close()
+        self._table = None
 
     def rearm(self) -> None:
         """After every change: the timers for the seat to act and the bots' calza decision."""
-        game = self._table.game
+        table = self._table
+        if table is None:
+            return
+        game = table.game
         if game is None or game.round is None:
             self._turns.rearm(None, None, None, calza=False)
             return
-        seats = self._table.seats
         self._turns.rearm(
-            TurnKey(self._table.game_no, game.round.number, len(game.round.bids)),
-            seats[game.round.turn],
-            self._table.settings.turn_seconds,
-            calza=bool(calza_candidates(game, seats)),
+            TurnKey(table.game_no, game.round.number, len(game.round.bids)),
+            table.seats[game.round.turn],
+            table.settings.turn_seconds,
+            calza=bool(calza_candidates(game, table.seats)),
         )
 
     async def _on_turn(self, key: TurnKey) -> None:
         """The seat to act is a bot's, or its person ran out of time or stayed away."""
         table = self._table
+        if table is None:
+            return
         async with table.lock:
             game = table.game
             if table.closed or key != self._turns.key or game is None or game.round is None:
@@ -160,6 +168,8 @@ class Autoplayer:
     async def _on_calza(self, key: TurnKey) -> None:
         """The bot-played seats that may call calza on the new bid decide, once per bid."""
         table = self._table
+        if table is None:
+            return
         async with table.lock:
             game = table.game
             if table.closed or game is None or not self._turns.weigh_calza(key):

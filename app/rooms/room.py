@@ -198,7 +198,7 @@ class Room:
         """Stop the timers and close every connection (the room is being dropped)."""
         async with self.lock:
             self.closed = True
-            self._autoplay.cancel()
+            self._autoplay.close()
             self._audience.close_all(code)
         await self.settle()
 

@@ -33,6 +33,10 @@ Due = Literal["bot", "timer", "away"]  # why the seat to act is played for now
 Wake = Callable[[TurnKey], Awaitable[None]]
 
 
+async def _asleep(key: TurnKey) -> None:
+    """A closed clock's callbacks: nothing to wake."""
+
+
 class TurnClock:
     """Timers for one room. `rearm` after every change; the callbacks get the key they were
     armed for and check it against `key`."""
@@ -67,6 +71,11 @@ class TurnClock:
         for timer in self._timers:
             timer.cancel()
         self._timers.clear()
+
+    def close(self) -> None:
+        """Cancel the timers and let go of the callbacks (they hold the room's autoplayer)."""
+        self.cancel()
+        self._on_turn = self._on_calza = _asleep
 
     def rearm(
         self, key: TurnKey | None, seat: Seat | None, turn_seconds: int | None, calza: bool

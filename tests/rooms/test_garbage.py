@@ -1,0 +1,101 @@
+"""Memory without the cyclic collector: a dropped room is freed by reference counting alone,
+so freezing long-lived objects (`app.garbage`) can never strand one."""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import random
+import subprocess
+import sys
+import textwrap
+import weakref
+from collections.abc import Iterator
+
+import pytest
+
+from app.protocol import RoomSettings
+from app.rooms import ManualScheduler, Registry, RoomConfig
+from app.rooms.journal import Journal
+from tests.rooms.conftest import BOT_DELAY, GRACE, MemoryStore, say, seated
+from tests.ws.helpers import legal_move
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.mark.parametrize("phase", ["lobby", "playing", "finished"])
+async def test_an_expired_room_is_freed_without_the_cyclic_collector(
+    phase: str, clock: ManualScheduler, store: MemoryStore
+) -> None:
+    registry = Registry(
+        scheduler=clock,
+        config=RoomConfig(bot_delay=BOT_DELAY, disconnect_grace=GRACE),
+        store=store,
+        lobby_ttl=60,
+        finished_ttl=60,
+        journal=Journal(store),
+    )
+    room = registry.create(RoomSettings(turn_seconds=30))
+    conns = await seated(room, 3)
+    await say(room, conns[0], type="add_bot")
+    if phase != "lobby":
+        await say(room, conns[0], type="start")
+        rng = random.Random(3)
+        for _ in range(10 if phase == "playing" else 100_000):
+            state = conns[0].state
+            if state["phase"] != "playing":
+                break
+            turn = state["round"]["turn"]
+            if turn < len(conns):
+                await say(room, conns[turn], **legal_move(conns[turn].state, rng))
+            else:
+                await clock.advance(BOT_DELAY * 2)  # the bot's turn
+        await room.settle()
+        assert room.phase == phase
+    for conn in conns:
+        await room.disconnect(conn)
+    await registry.flush()
+    alive = weakref.ref(room)
+    del room
+    with frozen_collector():
+        await clock.advance(100_000)
+        assert len(await registry.sweep()) == 1
+        await registry.flush()
+        assert alive() is None, "the dropped room is still held (a reference cycle?)"
+
+
+@contextlib.contextmanager
+def frozen_collector() -> Iterator[None]:
+    """The collector as the server runs it after a full collection: everything so far
+    frozen, and (here) no collection at all, so only reference counting frees anything."""
+    gc.collect()
+    gc.freeze()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+        gc.unfreeze()
+
+
+def test_the_server_freezes_what_survives_a_full_collection() -> None:
+    script = textwrap.dedent(
+        """
+        import gc
+        from app import garbage
+        garbage.settle()
+        garbage.freeze_after_full_collections()
+        frozen = gc.get_freeze_count()
+        kept = [[i] for i in range(50_000)]  # long-lived objects made after start-up
+        gc.collect(1)
+        assert gc.get_freeze_count() == frozen, "young collections freeze nothing"
+        gc.collect()
+        assert gc.get_freeze_count() >= frozen + 50_000, gc.get_freeze_count()
+        assert gc.get_count() == (0, 0, 0)
+        print("ok")
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.stdout.strip() == "ok", done.stderr
