@@ -360,6 +360,8 @@ class Tally:
     errors: Counter[str] = field(default_factory=Counter)
     lost: int = 0
     closed: Counter[int] = field(default_factory=Counter)
+    frames: Counter[str] = field(default_factory=Counter)  # received, by type
+    frame_bytes: Counter[str] = field(default_factory=Counter)
 
     def summary(self) -> dict[str, Any]:
         return {
@@ -403,7 +405,12 @@ class Player(WSListener):
     def on_ws_frame(self, transport: WSTransport, frame: WSFrame) -> None:
         kind = frame.msg_type
         if kind is WSMsgType.TEXT:
-            self.table.receive(self, orjson.loads(frame.get_payload_as_memoryview()))
+            payload = frame.get_payload_as_memoryview()
+            message = orjson.loads(payload)
+            tally = self.table.tally
+            tally.frames[message["type"]] += 1
+            tally.frame_bytes[message["type"]] += len(payload)
+            self.table.receive(self, message)
         elif kind is WSMsgType.CLOSE:
             self.table.tally.closed[frame.get_close_code().value] += 1
             transport.send_close(WSCloseCode.OK)
@@ -768,7 +775,10 @@ async def closed_loop(server: Server, opts: Options, tally: Tally) -> Result:
         close_tables(tables)
     count = sum(1 for t in done if begin <= t < end)
     seconds = opts.closed_seconds
+    frames, actions = sum(tally.frames.values()), max(sum(tally.actions.values()), 1)
     return {
+        "closed.state_bytes": tally.frame_bytes["state"] / max(tally.frames["state"], 1),
+        "closed.frames_per_action": frames / actions,
         "closed.throughput": count / seconds,
         "closed.server_cpu_us": 1e6 * cpu.server / max(count, 1),
         "closed.server_cpu_share": cpu.server / seconds,
@@ -946,6 +956,8 @@ def rows(opts: Options) -> Iterator[Row]:
         name = f"closed loop ({opts.closed_rooms} rooms)"
         yield Row("closed.throughput", f"{name}: throughput", "actions/s")
         yield Row("closed.server_cpu_us", f"{name}: server CPU per action", "µs")
+        yield Row("closed.state_bytes", f"{name}: bytes per `state` frame (mean)", "B")
+        yield Row("closed.frames_per_action", f"{name}: frames sent per action", "frames", 1)
         yield Row("closed.server_cpu_share", f"{name}: server CPU busy", "cores", 2, False)
         yield Row("closed.client_cpu_share", f"{name}: generator CPU busy", "cores", 2, False)
         yield Row("closed.others_server_core", f"{name}: others on server core", "cores", 2, False)
