@@ -67,8 +67,9 @@ def lobby_you(seat: int | None) -> YouView:
     return {"seat": seat, "dice": [], "legal": no_legal(), "odds": None}
 
 
-def table_view(game: Game) -> TableView:
-    """Everything public: dice counts, bids, and dice only once revealed (`last_result`)."""
+def table_view(game: Game, *, last_result: bool = True) -> TableView:
+    """Everything public: dice counts, bids, and dice only once revealed (`last_result`;
+    None with `last_result=False`, for a caller that encodes it once per round itself)."""
     return {
         "phase": "finished" if game.finished else "playing",
         "players": [
@@ -81,7 +82,7 @@ def table_view(game: Game) -> TableView:
             for player in game.players.values()
         ],
         "round": _round_view(game),
-        "last_result": game.last_result.to_dict() if game.last_result else None,
+        "last_result": game.last_result.to_dict() if last_result and game.last_result else None,
         "winner": game.winner,
     }
 

@@ -120,16 +120,34 @@ def room_info(room: Shown) -> RoomInfo:
     }
 
 
+class ResultJson:
+    """A room's last round result as JSON, encoded once for the many states that show it."""
+
+    __slots__ = ("_json", "_result")
+
+    def __init__(self) -> None:
+        self._result: RoundResult | None = None
+        self._json: orjson.Fragment | None = None
+
+    def of(self, result: RoundResult | None) -> orjson.Fragment | None:
+        if result is not self._result:
+            self._result = result
+            self._json = None if result is None else orjson.Fragment(orjson.dumps(result.to_dict()))
+        return self._json
+
+
 def state_frames(
     room: Shown,
     *,
     turn_deadline: float | None,
     now: float,
     viewers: Mapping[Connection, int | None],
+    result_json: ResultJson,
 ) -> dict[Connection, str]:
-    """The `state` for every connection in `viewers` (connection -> its seat or None)."""
+    """The `state` for every connection in `viewers` (connection -> its seat or None);
+    `result_json` is the room's own."""
     game, settings = room.game, room.settings
-    table = table_view(game) if game is not None else None
+    table = table_view(game, last_result=False) if game is not None else None
     in_game: dict[int, PlayerPublic] = {}
     if table is not None:
         in_game = {player["seat"]: player for player in table["players"]}
@@ -157,14 +175,15 @@ def state_frames(
         "host": room.host,
         "players": players,
         "round": table["round"] if table else None,
-        "last_result": table["last_result"] if table else None,
+        # the RoundResultView, already encoded: orjson writes a Fragment as it stands
+        "last_result": result_json.of(game.last_result) if game else None,  # type: ignore[typeddict-item]
         "winner": table["winner"] if table else None,
         "game_id": room.game_id,
         "server_time": now,
         "spectators": sum(1 for seat in viewers.values() if seat is None),
     }
-    head = orjson.dumps(state)[:-1] + b',"you":'
-    yous: dict[int | None, bytes] = {}
+    head = orjson.dumps(state)[:-1].decode() + ',"you":'
+    yous: dict[int | None, str] = {}
     frames: dict[Connection, str] = {}
     for conn, seat_number in viewers.items():
         you = yous.get(seat_number)
@@ -173,8 +192,8 @@ def state_frames(
                 you_view(game, seat_number, odds=settings.odds)
                 if game is not None
                 else lobby_you(seat_number)
-            )
-        frames[conn] = (head + you + b"}").decode()
+            ).decode()
+        frames[conn] = head + you + "}"
     return frames
 
 

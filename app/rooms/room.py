@@ -45,6 +45,7 @@ class Room:
         self._game_id: str | None = None
         self._game_no, self._started_at = 0, ""
         self._audience = frames.Audience((config or RoomConfig()).room_sockets)
+        self._result_json = frames.ResultJson()  # the last round result, encoded once
         self._scheduler = scheduler
         self._saver = GameSaver(store, room_id)
         self._rng = rng or SecureDice()
@@ -301,5 +302,6 @@ class Room:
             turn_deadline=self._autoplay.deadline,
             now=self._scheduler.now(),
             viewers=self._audience.viewers,
+            result_json=self._result_json,
         )
         self._audience.send_each(states)
