@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 
 import uvicorn
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
@@ -14,6 +15,7 @@ from app.logs import log_config
 from app.protocol import MAX_FRAME_BYTES, CloseCode
 
 WS_MAX_QUEUE = 4
+GIL_SWITCH_SECONDS = 0.001
 
 
 class SansIOProtocol(WebSocketsSansIOProtocol):
@@ -37,6 +39,9 @@ def serve(host: str, port: int) -> None:
     headers are trusted from 127.0.0.1 only (nginx on the same machine)."""
     os.environ.setdefault("PERUDO_INSTANCE", f"{host}:{port}")
     garbage.freeze_after_full_collections()
+    # The database threads (journal, saved games, leases) hold the GIL for Python work too:
+    # one must hand it back to the event loop within 1 ms, not Python's 5 ms.
+    sys.setswitchinterval(GIL_SWITCH_SECONDS)
     uvicorn.run(
         "app.main:create_app",
         factory=True,
