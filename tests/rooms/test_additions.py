@@ -232,23 +232,40 @@ async def test_the_turn_timer_announces_each_move_it_makes_for_a_person(
         assert [f for f in conn.frames if f["type"] == "autoplayed"] == announced
 
 
-async def test_a_person_away_past_the_grace_is_announced_as_away(
-    make_room: MakeRoom, clock: ManualScheduler
-) -> None:
-    room = make_room(seed=3)
+async def three_with_seat_2_away(room: Room) -> tuple[list[FakeConnection], FakeConnection]:
+    """Three people and a spectator; seat 2 drops before any move, so every move of seat 2
+    is the server's."""
     conns = await seated(room, 3)
     witness = await watcher(room)
     await say(room, conns[0], type="start")
-    await room.disconnect(conns[2])  # before any move: every move of seat 2 is the server's
+    await room.disconnect(conns[2])
+    return conns, witness
+
+
+async def play_with_seat_2_away(
+    room: Room,
+    conns: list[FakeConnection],
+    witness: FakeConnection,
+    clock: ManualScheduler,
+    until: Callable[[], bool],
+) -> None:
+    """Seats 0 and 1 play legal moves and the clock lets the bot play seat 2, until `until()`
+    or the game's end."""
     rng = random.Random(5)
-    for _ in range(10_000):
-        if room.phase != "playing":
-            break
+    while room.phase == "playing" and not until():
         turn = witness.state["round"]["turn"]
         if turn == 2:
             await clock.advance(GRACE + BOT_STEP)
         else:
             await say(room, conns[turn], **legal_move(conns[turn].state, rng))
+
+
+async def test_a_person_away_past_the_grace_is_announced_as_away(
+    make_room: MakeRoom, clock: ManualScheduler
+) -> None:
+    room = make_room(seed=3)
+    conns, witness = await three_with_seat_2_away(room)
+    await play_with_seat_2_away(room, conns, witness, clock, until=lambda: False)
     await room.settle()
     assert room.phase == "finished" and room.game is not None
     announced = check_announcements(witness.frames)
@@ -261,17 +278,10 @@ async def test_a_returning_person_is_told_what_was_played_for_them_while_away(
     make_room: MakeRoom, clock: ManualScheduler
 ) -> None:
     room = make_room(seed=3)
-    conns = await seated(room, 3)
-    witness = await watcher(room)
-    await say(room, conns[0], type="start")
-    await room.disconnect(conns[2])
-    rng = random.Random(5)
-    while len(of_type(witness, "autoplayed")) < 2 and room.phase == "playing":
-        turn = witness.state["round"]["turn"]
-        if turn == 2:
-            await clock.advance(GRACE + BOT_STEP)
-        else:
-            await say(room, conns[turn], **legal_move(conns[turn].state, rng))
+    conns, witness = await three_with_seat_2_away(room)
+    await play_with_seat_2_away(
+        room, conns, witness, clock, until=lambda: len(of_type(witness, "autoplayed")) >= 2
+    )
     announced = of_type(witness, "autoplayed")
     assert len(announced) >= 2
     back = FakeConnection()

@@ -15,9 +15,9 @@ from collections.abc import Iterator
 import pytest
 
 from app.protocol import RoomSettings
-from app.rooms import ManualScheduler, Registry, RoomConfig
-from app.rooms.journal import Journal
-from tests.rooms.conftest import BOT_DELAY, GRACE, MemoryStore, say, seated
+from app.rooms import ManualScheduler
+from tests.rooms.conftest import BOT_DELAY, MemoryStore, say, seated
+from tests.rooms.test_snapshot import new_registry
 from tests.ws.helpers import legal_move
 
 pytestmark = pytest.mark.anyio
@@ -27,14 +27,7 @@ pytestmark = pytest.mark.anyio
 async def test_an_expired_room_is_freed_without_the_cyclic_collector(
     phase: str, clock: ManualScheduler, store: MemoryStore
 ) -> None:
-    registry = Registry(
-        scheduler=clock,
-        config=RoomConfig(bot_delay=BOT_DELAY, disconnect_grace=GRACE),
-        store=store,
-        lobby_ttl=60,
-        finished_ttl=60,
-        journal=Journal(store),
-    )
+    registry = new_registry(clock, store)
     room = registry.create(RoomSettings(turn_seconds=30))
     conns = await seated(room, 3)
     await say(room, conns[0], type="add_bot")
