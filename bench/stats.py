@@ -9,7 +9,9 @@ The games are synthetic but shaped like real ones: two to six seats, a quarter o
 names drawn from `--people` regulars with a long tail (a few play most games) and now and
 then typed in another case, five to 25 rounds each with dice, bids and result. They go
 in by bulk inserts, a thousand games a transaction, of the rows `save_game` would write:
-the same tables and types, the stats columns from the same `name_key` and `tally_calls`.
+the same tables and types, the stats columns from the same `name_key` and `tally_calls`;
+then `player_stats` is summed from them as migration 0005 does (`recount`), and `--saves`
+more games go through `save_game` one by one, timed, each adding itself to that summary.
 Every answer timed is checked against figures this script tallies itself.
 
 A PostgreSQL URL gets a schema of its own, dropped at the end (`--keep` keeps it, and the
