@@ -5,6 +5,7 @@ in for the games saved before and drops it on the way down."""
 from __future__ import annotations
 
 import itertools
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -96,3 +97,18 @@ def test_0005_fills_in_old_games_and_downgrades(database_url: str) -> None:
         assert summary(engine) == recounted(engine)
     finally:
         engine.dispose()
+
+
+def test_games_saved_at_once_count_every_seat(engine: Engine) -> None:
+    """Four writers saving games of the same people at the same moment, people new to the
+    table among them: each upsert adds to the row another may have just created, so nothing
+    is lost or counted twice."""
+    repo = GameRepository(engine)
+    games = [
+        record(f"rush-{n}", n % 5, [("Fay", False, 1 + n % 2), ("fay2", False, 2 - n % 2)], [])
+        for n in range(24)
+    ]
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(repo.save_game, games))
+    assert summary(engine) == recounted(engine)
+    assert [row[COLUMNS.index("games")] for row in summary(engine)] == [24, 24]
