@@ -6,6 +6,7 @@ computed when scraped, never on a timer.
 
 from __future__ import annotations
 
+import functools
 import gc
 import time
 from collections import Counter as Tally
@@ -50,6 +51,12 @@ GC_PAUSE_SECONDS = Histogram(
     buckets=FAST,
     registry=REGISTRY,
 )
+
+
+@functools.cache
+def action_counter(kind: str) -> Counter:
+    """`ACTIONS` for one message type, looked up once (a client can only send known types)."""
+    return ACTIONS.labels(kind)
 
 
 def count_rooms(phases: Iterable[str]) -> None:

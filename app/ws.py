@@ -170,12 +170,15 @@ async def _serve(
     hello_deadline = loop.time() + hello_within
     said_hello = False
     while True:
-        try:
-            async with asyncio.timeout_at(None if said_hello else hello_deadline):
-                frame = await websocket.receive()
-        except TimeoutError:
-            conn.close(CloseCode.HELLO_TIMEOUT)
-            return
+        if said_hello:
+            frame = await websocket.receive()
+        else:
+            try:
+                async with asyncio.timeout_at(hello_deadline):
+                    frame = await websocket.receive()
+            except TimeoutError:
+                conn.close(CloseCode.HELLO_TIMEOUT)
+                return
         if frame["type"] == "websocket.disconnect":
             return
         text: str | None = frame.get("text")
@@ -204,7 +207,7 @@ async def handle_text(room: Room, conn: Connection, text: str, said_hello: bool)
     started = time.perf_counter()
     try:
         message = parse_client_message(text)
-        metrics.ACTIONS.labels(message.type).inc()
+        metrics.action_counter(message.type).inc()
         if isinstance(message, Ping):
             conn.send(PONG)
         elif said_hello:
