@@ -1,67 +1,97 @@
 """Room leases: a room is live on exactly one instance at a time, fenced by the database.
 
-An instance takes a room's lease when it is free, expired or already its own, and renews all
-of its leases in one statement; another instance that needs a held room marks it wanted, and
-the holder hands it over (flush, release, close its sockets with 1012).
+Each instance keeps one heartbeat row (`instances`) alive; a room's lease row names its owner,
+and the lease holds while the owner's heartbeat does. So renewing costs the same whatever the
+number of rooms held: one heartbeat update and one indexed look for the rooms another instance
+wants. An instance takes a room that is free, already its own, or whose owner's heartbeat ran
+out; another instance that needs a held room marks it wanted, and the holder hands it over
+(flush, release, close its sockets with 1012).
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Iterable
+from functools import cache
+from typing import Any
 
-from sqlalchemy import Engine, delete, insert, or_, select, update
-from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import sessionmaker
+from sqlalchemy import Engine, delete, exists, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm import Session, sessionmaker
 
-from app.db.models import RoomLeaseRow
+from app.db.models import InstanceRow, RoomLeaseRow
+
+# What an instance that takes a room from a run-out owner writes into that owner's heartbeat:
+# whatever the owner's clock says when it next renews, it sees it ran out and looks for the
+# rooms it lost.
+TAKEN_OVER = 0.0
 
 
 class LeaseRepository:
-    """The `room_leases` table; every call is one short transaction (run in a thread)."""
+    """The `instances` and `room_leases` tables; every call is one short transaction (run in
+    a thread). The first statement of each writes, so SQLite serialises them whole."""
 
     def __init__(self, engine: Engine) -> None:
         self._sessions = sessionmaker(engine)
+        self._dialect = engine.dialect.name
 
-    def acquire(self, room_id: str, owner: str, ttl: float) -> bool:
-        """Take (or keep) the room's lease; if another instance holds it, ask for it and
-        answer False."""
+    def beat(self, owner: str, ttl: float) -> bool:
+        """Keep `owner`'s heartbeat alive for `ttl` seconds; whether it still was (False: it
+        had run out or never was, so other instances may have taken its rooms)."""
+        with self._sessions.begin() as session:
+            return self._beat(session, owner, ttl)
+
+    def acquire(self, room_id: str, owner: str) -> bool:
+        """Take (or keep) the room's lease; if another live instance holds it, ask for it and
+        answer False. `owner`'s heartbeat must be alive (`beat`) for the lease to hold."""
         now = time.time()
         with self._sessions.begin() as session:
+            if self._insert(session, room_id, owner):
+                return True
+            holder = session.scalar(
+                select(RoomLeaseRow.owner).where(RoomLeaseRow.room_id == room_id)
+            )
+            if holder is None:  # released since
+                return self._insert(session, room_id, owner)
+            ours = RoomLeaseRow.owner == owner
+            if holder != owner:
+                # Mark the holder's run-out heartbeat first: this locks it (PostgreSQL), so a
+                # renewal racing with us either comes first and keeps the room, or learns.
+                session.execute(
+                    update(InstanceRow)
+                    .where(InstanceRow.name == holder, InstanceRow.expires_at < now)
+                    .values(expires_at=TAKEN_OVER)
+                )
+                alive = exists().where(InstanceRow.name == holder, InstanceRow.expires_at >= now)
+                ours = (RoomLeaseRow.owner == holder) & ~alive
             taken = session.execute(
                 update(RoomLeaseRow)
-                .where(
-                    RoomLeaseRow.room_id == room_id,
-                    or_(RoomLeaseRow.owner == owner, RoomLeaseRow.expires_at < now),
-                )
-                .values(owner=owner, expires_at=now + ttl, wanted_by=None)
+                .where(RoomLeaseRow.room_id == room_id, ours)
+                .values(owner=owner, wanted_by=None)
             )
             if taken.rowcount == 1:  # type: ignore[attr-defined]
                 return True
-        try:
-            with self._sessions.begin() as session:
-                session.execute(
-                    insert(RoomLeaseRow).values(
-                        room_id=room_id, owner=owner, expires_at=now + ttl, wanted_by=None
-                    )
-                )
-            return True
-        except IntegrityError:  # held by another instance
-            with self._sessions.begin() as session:
-                session.execute(
-                    update(RoomLeaseRow)
-                    .where(RoomLeaseRow.room_id == room_id, RoomLeaseRow.owner != owner)
-                    .values(wanted_by=owner)
-                )
+            session.execute(
+                update(RoomLeaseRow)
+                .where(RoomLeaseRow.room_id == room_id, RoomLeaseRow.owner != owner)
+                .values(wanted_by=owner)
+            )
             return False
 
-    def renew(self, owner: str, ttl: float) -> tuple[set[str], set[str]]:
-        """Extend every lease of `owner`; (the rooms it holds, those another instance wants)."""
-        now = time.time()
+    def renew(
+        self, owner: str, ttl: float, *, recheck: bool = False
+    ) -> tuple[set[str] | None, set[str]]:
+        """Keep `owner`'s heartbeat alive; (every room it holds, the rooms another instance
+        wants). The first is None, and no lease is read, when the heartbeat was still alive and
+        `recheck` is false: nobody could have taken a room then, so it holds what it held."""
         with self._sessions.begin() as session:
-            session.execute(
-                update(RoomLeaseRow).where(RoomLeaseRow.owner == owner).values(expires_at=now + ttl)
-            )
+            if self._beat(session, owner, ttl) and not recheck:
+                wanted = session.scalars(
+                    select(RoomLeaseRow.room_id).where(
+                        RoomLeaseRow.owner == owner, RoomLeaseRow.wanted_by.is_not(None)
+                    )
+                )
+                return None, set(wanted)
             rows = session.execute(
                 select(RoomLeaseRow.room_id, RoomLeaseRow.wanted_by).where(
                     RoomLeaseRow.owner == owner
@@ -70,7 +100,7 @@ class LeaseRepository:
         return {row.room_id for row in rows}, {row.room_id for row in rows if row.wanted_by}
 
     def release(self, room_ids: Iterable[str], owner: str) -> None:
-        """Give up these leases (a hand-over, a dropped room, a clean stop)."""
+        """Give up these leases (a hand-over, a dropped room)."""
         rooms = list(room_ids)
         if not rooms:
             return
@@ -80,3 +110,49 @@ class LeaseRepository:
                     RoomLeaseRow.owner == owner, RoomLeaseRow.room_id.in_(rooms)
                 )
             )
+
+    def stop(self, owner: str) -> None:
+        """A clean stop: give up every lease of `owner` and its heartbeat (heartbeat first,
+        the order `acquire` locks them in)."""
+        with self._sessions.begin() as session:
+            session.execute(delete(InstanceRow).where(InstanceRow.name == owner))
+            session.execute(delete(RoomLeaseRow).where(RoomLeaseRow.owner == owner))
+
+    def _beat(self, session: Session, owner: str, ttl: float) -> bool:
+        now = time.time()
+        kept = session.execute(
+            update(InstanceRow)
+            .where(InstanceRow.name == owner, InstanceRow.expires_at >= now)
+            .values(expires_at=now + ttl)
+        )
+        if kept.rowcount == 1:  # type: ignore[attr-defined]
+            return True
+        beat = {"name": owner, "expires_at": now + ttl}
+        session.connection().execute(_upsert_heartbeat(self._dialect), beat)
+        return False
+
+    def _insert(self, session: Session, room_id: str, owner: str) -> bool:
+        """The room's lease for `owner` if nobody holds it (a racing insert waits for ours)."""
+        inserted = session.connection().execute(  # Core: the ORM's bulk insert has no rowcount
+            _insert_lease(self._dialect), {"room_id": room_id, "owner": owner, "wanted_by": None}
+        )
+        return inserted.rowcount == 1
+
+
+def _insert_for(dialect: str) -> Any:
+    return postgresql.insert if dialect == "postgresql" else sqlite.insert
+
+
+@cache
+def _upsert_heartbeat(dialect: str) -> Any:
+    stmt = _insert_for(dialect)(InstanceRow)
+    return stmt.on_conflict_do_update(
+        index_elements=[InstanceRow.name], set_={"expires_at": stmt.excluded.expires_at}
+    )
+
+
+@cache
+def _insert_lease(dialect: str) -> Any:
+    return _insert_for(dialect)(RoomLeaseRow).on_conflict_do_nothing(
+        index_elements=[RoomLeaseRow.room_id]
+    )

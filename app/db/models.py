@@ -202,12 +202,23 @@ class RoomJournalRow(Base):
     data: Mapped[dict[str, Any]] = mapped_column(Json)
 
 
+class InstanceRow(Base):
+    """A running instance's heartbeat: its room leases hold while `expires_at` (unix seconds)
+    is ahead (app/db/leases.py)."""
+
+    __tablename__ = "instances"
+
+    name: Mapped[str] = mapped_column(String(255), primary_key=True)
+    expires_at: Mapped[float] = mapped_column(Float)
+
+
 class RoomLeaseRow(Base):
-    """Which instance holds a live room, until when (unix seconds), and who asks for it."""
+    """Which instance holds a live room (while its heartbeat lives), and who asks for it."""
 
     __tablename__ = "room_leases"
+    # An owner's rooms, and (a renewal's one look) those of them another instance wants.
+    __table_args__ = (Index("ix_room_leases_owner_wanted_by", "owner", "wanted_by"),)
 
     room_id: Mapped[str] = mapped_column(String(64), primary_key=True)
-    owner: Mapped[str] = mapped_column(String(255), index=True)
-    expires_at: Mapped[float] = mapped_column(Float)
+    owner: Mapped[str] = mapped_column(String(255))
     wanted_by: Mapped[str | None] = mapped_column(String(255))

@@ -178,7 +178,7 @@ class Registry:
         self._rooms.clear()
         if self.ownership is not None:
             try:
-                await self.ownership.release(list(self.ownership.held))
+                await self.ownership.stop()
             except Exception:  # the database is away: the leases run out by themselves
                 logger.exception("could not release the room leases")
 

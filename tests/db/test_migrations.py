@@ -24,6 +24,7 @@ TABLES = {
     "room_snapshots",
     "room_journal",
     "room_leases",
+    "instances",
 }
 
 
