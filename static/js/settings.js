@@ -16,6 +16,7 @@ export function readSettings(form) {
     max_players: Number(form.elements.max_players.value),
     calza: form.elements.calza.checked,
     palifico: form.elements.palifico.checked,
+    odds: form.elements.odds.checked,
     calza_rule: form.elements.calza_rule.value,
     turn_seconds: seconds === "" ? null : Number(seconds),
   };
@@ -27,6 +28,7 @@ export function writeSettings(form, settings) {
   els.max_players.value = String(settings.max_players);
   els.calza.checked = Boolean(settings.calza);
   els.palifico.checked = Boolean(settings.palifico);
+  els.odds.checked = Boolean(settings.odds);
   els.calza_rule.value = settings.calza_rule;
   const seconds = settings.turn_seconds === null ? "" : String(settings.turn_seconds);
   if (![...els.turn_seconds.options].some((option) => option.value === seconds)) {

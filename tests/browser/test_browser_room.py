@@ -7,6 +7,7 @@ import time
 from collections.abc import Iterator
 from typing import get_args
 
+import httpx
 import pytest
 from playwright.sync_api import Browser, WebSocketRoute
 
@@ -209,6 +210,26 @@ def test_join_by_code_from_the_start_page(host: Player) -> None:
     page.fill("#join-code", f"  {room_id} ")
     page.click("#join-form button[type=submit]")
     page.wait_for_url(f"**/r/{room_id}")
+
+
+def test_the_odds_helper_is_a_setting_of_the_start_page_and_the_lobby(host: Player) -> None:
+    page = host.page
+    page.goto(f"{host.base}/")
+    page.fill("#create-name", host.name)
+    page.click("#create-form summary")
+    assert not page.is_checked("#create-odds")  # off unless asked for
+    page.check("#create-odds")
+    page.click("#create-form button[type=submit]")
+    page.wait_for_selector("#seats .seat.you")
+    room_id = page.input_value("#share-url").rsplit("/", 1)[1]
+    info = httpx.get(f"{host.base}/api/rooms/{room_id}").json()
+    assert info["settings"]["odds"] is True
+    assert page.is_checked("#room-odds")  # the lobby shows it, and the host may turn it off
+    page.uncheck("#room-odds")
+    deadline = time.monotonic() + 10
+    while httpx.get(f"{host.base}/api/rooms/{room_id}").json()["settings"]["odds"]:
+        assert time.monotonic() < deadline, "the lobby never sent the new setting"
+        time.sleep(0.1)
 
 
 def test_leaving_the_lobby_frees_the_seat(browser: Browser, live_server: str) -> None:
