@@ -1,22 +1,26 @@
 """Hand the memory of dropped rooms back to the operating system.
 
-When a room is dropped its objects are freed at once, but glibc's malloc keeps freed pages in
-its arenas (one per thread that allocated, `asyncio.to_thread`'s and the sync routes' among
-them) instead of unmapping them, so the server's RSS stays near its peak long after the rooms
-have gone. `malloc_trim(0)` gives every whole free page of every arena back. It walks the
-arenas under their locks, so it runs in a worker thread, and at most every 20 seconds (the
-registry sweeps every 30).
+A dropped room is freed by reference counting (it breaks its own cycles: `Room.close`), but
+the sockets that served it leave reference cycles behind (uvicorn's protocol, transport and
+parser objects), which wait for a full collection; with `app.garbage`'s thresholds that can be
+a long wait. And what is freed goes back to the allocators, not to the operating system:
+glibc's malloc keeps freed pages in its arenas (one per thread that allocated: the database
+threads', the sync routes') and the RSS stays near its peak. So after a sweep has dropped
+enough rooms, a full collection, then `malloc_trim(0)` in a worker thread (it walks the
+arenas under their locks).
 """
 
 from __future__ import annotations
 
 import asyncio
 import ctypes
+import gc
 import platform
 from collections.abc import Callable
 from functools import cache
 
-TRIM_EVERY_SECONDS = 20.0
+RECLAIM_EVERY_SECONDS = 20.0  # at most this often (the registry sweeps every 30 s)
+SHARE_DROPPED = 0.25  # rooms dropped since the last reclaim, against the rooms still live
 
 
 @cache
@@ -43,20 +47,24 @@ def trim_heap() -> bool:
     return True
 
 
-class HeapTrimmer:
-    """Trims the C heap after rooms are dropped, at most once per `every` seconds of the
-    caller's clock, in a worker thread so the event loop never waits on the arenas' locks.
-    A trim put off as too soon is owed, and done at the next sweep once the time has come."""
+class Reclaimer:
+    """After sweeps: a full collection and a heap trim once the rooms dropped since the last
+    one are at least a quarter of the rooms still live (so its cost, a walk over what is
+    live, is paid once per quarter turned over; and at once when all have gone), and at
+    most once per `every` seconds of the caller's clock. What is put off stays owed."""
 
-    def __init__(self, every: float = TRIM_EVERY_SECONDS) -> None:
+    def __init__(self, every: float = RECLAIM_EVERY_SECONDS) -> None:
         self._every = every
         self._last: float | None = None
-        self._owed = False
+        self._dropped = 0
 
-    async def after_sweep(self, now: float, *, dropped: bool) -> bool:
-        """A sweep ended (`dropped`: it dropped rooms); whether the heap was trimmed."""
-        self._owed = self._owed or dropped
-        if not self._owed or (self._last is not None and now - self._last < self._every):
+    async def after_sweep(self, now: float, *, dropped: int, live: int) -> bool:
+        """A sweep dropped `dropped` rooms and left `live`; whether memory was reclaimed."""
+        self._dropped += dropped
+        if self._dropped == 0 or self._dropped < SHARE_DROPPED * live:
             return False
-        self._last, self._owed = now, False
+        if self._last is not None and now - self._last < self._every:
+            return False
+        self._last, self._dropped = now, 0
+        gc.collect()  # on the event loop: a collection holds the GIL wherever it runs
         return await asyncio.to_thread(trim_heap)

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from enum import Enum
 from typing import Final
 
-from app.memory import HeapTrimmer
+from app.memory import Reclaimer
 from app.protocol import CloseCode, RoomSettings
 from app.rooms.clock import Scheduler
 from app.rooms.dice import SecureDice
@@ -56,7 +56,7 @@ class Registry:
         finished_ttl: float,
         journal: Journal | None = None,
         ownership: Ownership | None = None,
-        heap: HeapTrimmer | None = None,
+        reclaimer: Reclaimer | None = None,
     ) -> None:
         self.scheduler = scheduler
         self._config = config
@@ -67,7 +67,7 @@ class Registry:
         self.journal = journal
         self.ownership = ownership
         self._opening = asyncio.Lock()
-        self._heap = heap if heap is not None else HeapTrimmer()
+        self._reclaimer = reclaimer if reclaimer is not None else Reclaimer()
 
     def create(self, settings: RoomSettings) -> Room:
         room_id = new_room_id()
@@ -143,8 +143,8 @@ class Registry:
         return iter(list(self._rooms.values()))
 
     async def sweep(self) -> list[str]:
-        """Drop lobbies nobody is connected to and finished rooms, once idle long enough; then
-        give the memory they held back to the operating system (`app.memory`)."""
+        """Drop lobbies nobody is connected to and finished rooms, once idle long enough; then,
+        now and then, give the memory they held back to the operating system (`app.memory`)."""
         now = self.scheduler.now()
         expired = [
             room
@@ -165,7 +165,7 @@ class Registry:
         if self.ownership is not None:
             await self.flush()
             await self.ownership.release(room.room_id for room in expired)
-        await self._heap.after_sweep(now, dropped=bool(expired))
+        await self._reclaimer.after_sweep(now, dropped=len(expired), live=len(self._rooms))
         return [room.room_id for room in expired]
 
     async def close(self) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from app import memory
-from app.memory import HeapTrimmer
+from app.memory import Reclaimer
 from app.protocol import RoomSettings
 from app.rooms import ManualScheduler, Registry, RoomConfig
 from tests.rooms.conftest import MemoryStore
@@ -38,7 +38,7 @@ def test_trim_gives_back_the_free_pages_between_live_blocks() -> None:
     assert len(kept) == 626
 
 
-def test_trims_at_most_every_interval_and_owes_one_put_off(
+def test_reclaims_once_a_quarter_has_gone_at_most_every_interval(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     trims: list[bool] = []
@@ -48,49 +48,51 @@ def test_trims_at_most_every_interval_and_owes_one_put_off(
         return True
 
     monkeypatch.setattr(memory, "trim_heap", trim)
-    heap = HeapTrimmer(every=20)
+    reclaimer = Reclaimer(every=20)
 
     async def sweeps() -> list[bool]:
         return [
-            await heap.after_sweep(0, dropped=False),  # nothing dropped: nothing to give back
-            await heap.after_sweep(30, dropped=True),
-            await heap.after_sweep(40, dropped=True),  # too soon after the last: owed
-            await heap.after_sweep(45, dropped=False),
-            await heap.after_sweep(50, dropped=False),  # the owed trim
-            await heap.after_sweep(80, dropped=False),
+            await reclaimer.after_sweep(0, dropped=0, live=0),  # nothing dropped
+            await reclaimer.after_sweep(30, dropped=2, live=100),  # 2 gone, 100 left: wait
+            await reclaimer.after_sweep(60, dropped=30, live=70),  # 32 of 102 have gone
+            await reclaimer.after_sweep(70, dropped=70, live=0),  # all gone, but too soon
+            await reclaimer.after_sweep(75, dropped=0, live=0),
+            await reclaimer.after_sweep(80, dropped=0, live=0),  # the reclaim owed
+            await reclaimer.after_sweep(110, dropped=0, live=0),
         ]
 
-    assert asyncio.run(sweeps()) == [False, True, False, False, True, False]
+    assert asyncio.run(sweeps()) == [False, False, True, False, False, True, False]
     assert len(trims) == 2
 
 
-class CountingTrimmer(HeapTrimmer):
+class CountingReclaimer(Reclaimer):
     def __init__(self) -> None:
         super().__init__()
-        self.sweeps: list[tuple[float, bool]] = []
+        self.sweeps: list[tuple[float, int, int]] = []
 
-    async def after_sweep(self, now: float, *, dropped: bool) -> bool:
-        self.sweeps.append((now, dropped))
+    async def after_sweep(self, now: float, *, dropped: int, live: int) -> bool:
+        self.sweeps.append((now, dropped, live))
         return False
 
 
-def test_the_registry_sweep_tells_the_trimmer_what_it_dropped() -> None:
+def test_the_registry_sweep_tells_the_reclaimer_what_it_dropped() -> None:
     clock = ManualScheduler(start=0.0)
-    heap = CountingTrimmer()
+    reclaimer = CountingReclaimer()
     registry = Registry(
         scheduler=clock,
         config=RoomConfig(bot_delay=0.0),
         store=MemoryStore(),
         lobby_ttl=600,
         finished_ttl=300,
-        heap=heap,
+        reclaimer=reclaimer,
     )
 
     async def run() -> None:
         registry.create(RoomSettings())
+        registry.create(RoomSettings())
         assert await registry.sweep() == []
         await clock.advance(600)
-        assert len(await registry.sweep()) == 1
+        assert len(await registry.sweep()) == 2
 
     asyncio.run(run())
-    assert heap.sweeps == [(0.0, False), (600.0, True)]
+    assert reclaimer.sweeps == [(0.0, 0, 2), (600.0, 2, 0)]
