@@ -146,6 +146,11 @@ class Registry:
         """Drop lobbies nobody is connected to and finished rooms, once idle long enough; then,
         now and then, give the memory they held back to the operating system (`app.memory`)."""
         now = self.scheduler.now()
+        dropped = await self._drop_expired(now)  # its frame held the rooms: they are freed now
+        await self._reclaimer.after_sweep(now, dropped=len(dropped), live=len(self._rooms))
+        return dropped
+
+    async def _drop_expired(self, now: float) -> list[str]:
         expired = [
             room
             for room in self._rooms.values()
@@ -165,7 +170,6 @@ class Registry:
         if self.ownership is not None:
             await self.flush()
             await self.ownership.release(room.room_id for room in expired)
-        await self._reclaimer.after_sweep(now, dropped=len(expired), live=len(self._rooms))
         return [room.room_id for room in expired]
 
     async def close(self) -> None:

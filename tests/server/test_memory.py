@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import platform
+import weakref
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ import pytest
 from app import memory
 from app.memory import Reclaimer
 from app.protocol import RoomSettings
-from app.rooms import ManualScheduler, Registry, RoomConfig
+from app.rooms import ManualScheduler, Registry, Room, RoomConfig
 from tests.rooms.conftest import MemoryStore
 
 GLIBC = platform.libc_ver()[0] == "glibc"
@@ -69,13 +70,16 @@ class CountingReclaimer(Reclaimer):
     def __init__(self) -> None:
         super().__init__()
         self.sweeps: list[tuple[float, int, int]] = []
+        self.rooms: list[weakref.ref[Room]] = []
+        self.alive: list[int] = []
 
     async def after_sweep(self, now: float, *, dropped: int, live: int) -> bool:
         self.sweeps.append((now, dropped, live))
+        self.alive.append(sum(room() is not None for room in self.rooms))
         return False
 
 
-def test_the_registry_sweep_tells_the_reclaimer_what_it_dropped() -> None:
+def test_the_registry_reclaims_after_the_dropped_rooms_are_freed() -> None:
     clock = ManualScheduler(start=0.0)
     reclaimer = CountingReclaimer()
     registry = Registry(
@@ -88,11 +92,11 @@ def test_the_registry_sweep_tells_the_reclaimer_what_it_dropped() -> None:
     )
 
     async def run() -> None:
-        registry.create(RoomSettings())
-        registry.create(RoomSettings())
+        reclaimer.rooms = [weakref.ref(registry.create(RoomSettings())) for _ in range(2)]
         assert await registry.sweep() == []
         await clock.advance(600)
         assert len(await registry.sweep()) == 2
 
     asyncio.run(run())
     assert reclaimer.sweeps == [(0.0, 0, 2), (600.0, 2, 0)]
+    assert reclaimer.alive == [2, 0]  # by the time the memory is reclaimed, they are gone
