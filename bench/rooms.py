@@ -1,0 +1,141 @@
+"""The room layer alone: server CPU per action with no sockets, to see what the game costs.
+
+.venv/bin/python bench/rooms.py --rooms 200 --actions 50000
+
+Rooms of six seats play real games through `Room.receive`, exactly as the WebSocket handler
+calls it (a typed message, under the room's lock), with connections that keep only their last
+frame and the journal writing to memory. Every figure is process CPU time per action: rules,
+validation, the `state` of every seat (views and encoding), timers, the journal's buffer and
+its batched writes. What `bench/load.py` measures on top of this is the transport: uvicorn,
+Starlette, the socket writes. Deterministic enough to compare two commits on a busy machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, cast
+
+import orjson
+from engine import random_action  # bench/ is on the path of a script run from it
+
+from app.engine import Bid, Dudo
+from app.engine.game import Action
+from app.protocol import RoomMessage, RoomSettings, parse_client_message
+from app.rooms import ManualScheduler, Registry, Room, RoomConfig
+from app.rooms.journal import Entry, Journal
+
+
+class LastFrame:
+    """A connection that keeps the last frame it was sent."""
+
+    def __init__(self) -> None:
+        self.last = ""
+        self.closed: int | None = None
+
+    def send(self, text: str) -> None:
+        self.last = text
+
+    def close(self, code: int) -> None:
+        self.closed = code
+
+
+class MemoryJournal:
+    """The journal's store, encoding what it is given as the database would."""
+
+    def __init__(self) -> None:
+        self.bytes_written = 0
+
+    def write_journal(
+        self,
+        snapshots: Mapping[str, tuple[int, dict[str, Any]]],
+        entries: Sequence[tuple[str, int, dict[str, Any]]],
+        dropped: Iterable[str],
+    ) -> None:
+        for _, data in snapshots.values():
+            self.bytes_written += len(orjson.dumps(data))
+        for _, _, entry in entries:
+            self.bytes_written += len(orjson.dumps(entry))
+
+    def load_journal(
+        self, room_id: str | None = None
+    ) -> list[tuple[dict[str, Any], int, list[tuple[int, Entry]]]]:
+        return []
+
+
+def parsed(message: dict[str, Any]) -> Any:
+    """`message` as the typed message its frame parses to on a socket."""
+    return parse_client_message(orjson.dumps(message).decode())
+
+
+def wire(action: Action) -> RoomMessage:
+    """The message that asks for `action`."""
+    if isinstance(action, Bid):
+        return cast(
+            RoomMessage, parsed({"type": "bid", "quantity": action.quantity, "face": action.face})
+        )
+    return cast(RoomMessage, parsed({"type": "dudo" if isinstance(action, Dudo) else "calza"}))
+
+
+async def seated_room(registry: Registry) -> tuple[Room, list[LastFrame]]:
+    room = registry.create(RoomSettings())
+    conns = [LastFrame() for _ in range(6)]
+    for number, conn in enumerate(conns):
+        await room.hello(conn, parsed({"type": "join", "name": f"p{number}"}))
+    return room, conns
+
+
+async def play(
+    tables: list[tuple[Room, list[LastFrame]]], registry: Registry, actions: int, rng: random.Random
+) -> int:
+    """At least `actions` actions, one per room in turn; the journal flushed every pass."""
+    done = 0
+    while done < actions:
+        for room, conns in tables:
+            game = room.game
+            if game is None or game.round is None:
+                kind = "rematch" if room.phase == "finished" else "start"
+                await room.receive(conns[0], parsed({"type": kind}))
+            else:
+                seat = game.round.turn
+                await room.receive(conns[seat], wire(random_action(game, seat, rng)))
+            done += 1
+        await registry.flush()
+    return done
+
+
+async def measure(rooms: int, actions: int, seed: int) -> float:
+    store = MemoryJournal()
+    registry = Registry(
+        scheduler=ManualScheduler(0.0),
+        config=RoomConfig(bot_delay=1.0, disconnect_grace=20.0),
+        store=None,
+        lobby_ttl=600,
+        finished_ttl=600,
+        journal=Journal(store),
+    )
+    tables = [await seated_room(registry) for _ in range(rooms)]
+    rng = random.Random(seed)
+    await play(tables, registry, rooms * 10, rng)  # warm up: every room in play
+    started = time.process_time()
+    done = await play(tables, registry, actions, rng)
+    return (time.process_time() - started) / done
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rooms", type=int, default=200)
+    parser.add_argument("--actions", type=int, default=50_000)
+    parser.add_argument("--repeat", type=int, default=3, help="runs; the best is reported")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    runs = [asyncio.run(measure(args.rooms, args.actions, args.seed)) for _ in range(args.repeat)]
+    print(f"{args.rooms} rooms, {args.actions:,} actions a run, best of {args.repeat}:")
+    print(f"room layer CPU per action: {min(runs) * 1e6:.0f} µs")
+
+
+if __name__ == "__main__":
+    main()
