@@ -3,9 +3,10 @@
 A full collection walks every tracked object: with 2,000 rooms in play and their sockets
 that is hundreds of thousands, and the event loop stops for tens of milliseconds. So what
 has outlived a full collection is frozen (`gc.freeze`): later collections walk only what was
-made since. Frozen objects are still freed by reference counting; only a reference cycle
-among them would never be collected, which is why a dropped room breaks its own cycles
-(`Room.close`) and is freed at once.
+made since. Frozen objects are still freed by reference counting; a reference cycle among
+them waits for `collect_everything`, which `app.memory` runs once enough rooms have gone (a
+dropped room breaks its own cycles, `Room.close`, and is freed at once; a closed socket may
+leave one behind).
 """
 
 from __future__ import annotations
@@ -30,6 +31,14 @@ def freeze_after_full_collections() -> None:
     test process, full of short-lived cycles, is better served by the plain collector)."""
     if _freeze_survivors not in gc.callbacks:
         gc.callbacks.append(_freeze_survivors)
+
+
+def collect_everything() -> int:
+    """A full collection that reaches the frozen objects too (a socket may leave a cycle
+    behind after it was frozen); in the server, what survives is frozen again. On the event
+    loop, it walks everything: for the rare moments `app.memory` picks."""
+    gc.unfreeze()
+    return gc.collect()
 
 
 def _freeze_survivors(phase: str, info: dict[str, Any]) -> None:

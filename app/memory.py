@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import asyncio
 import ctypes
-import gc
 import platform
 from collections.abc import Callable
 from functools import cache
+
+from app import garbage
 
 RECLAIM_EVERY_SECONDS = 20.0  # at most this often (the registry sweeps every 30 s)
 SHARE_DROPPED = 0.25  # rooms dropped since the last reclaim, against the rooms still live
@@ -66,5 +67,5 @@ class Reclaimer:
         if self._last is not None and now - self._last < self._every:
             return False
         self._last, self._dropped = now, 0
-        gc.collect()  # on the event loop: a collection holds the GIL wherever it runs
+        garbage.collect_everything()  # on the event loop: it holds the GIL wherever it runs
         return await asyncio.to_thread(trim_heap)

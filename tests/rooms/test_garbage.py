@@ -92,3 +92,33 @@ def test_the_server_freezes_what_survives_a_full_collection() -> None:
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False
     )
     assert done.stdout.strip() == "ok", done.stderr
+
+
+def test_collecting_everything_reaches_cycles_left_among_frozen_objects() -> None:
+    script = textwrap.dedent(
+        """
+        import gc, weakref
+        from app import garbage
+        garbage.settle()
+        garbage.freeze_after_full_collections()
+
+        class Node:
+            pass
+
+        a, b = Node(), Node()
+        a.other, b.other = b, a  # a cycle, like a socket's objects after it closed
+        gc.collect()  # a full collection: the pair is frozen with the other survivors
+        alive = weakref.ref(a)
+        del a, b
+        gc.collect()
+        assert alive() is not None, "frozen: ordinary collections cannot reach it"
+        garbage.collect_everything()
+        assert alive() is None, "the cycle is collected"
+        assert gc.get_freeze_count() > 0, "and what survives is frozen again"
+        print("ok")
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.stdout.strip() == "ok", done.stderr
