@@ -1,6 +1,6 @@
 // The start page: create a room with settings, or go to one by its code.
 import { byId, getJSON } from "./dom.js";
-import { t } from "./i18n.js";
+import { keepingLang, t } from "./i18n.js";
 import { prepareSettings, readSettings } from "./settings.js";
 import { rememberName, savedName, wantJoin } from "./seat.js";
 
@@ -41,7 +41,7 @@ createForm.addEventListener("submit", async (event) => {
     });
     rememberName(name);
     wantJoin(room.room_id);
-    location.assign(room.url);
+    location.assign(keepingLang(room.url));
   } catch (error) {
     showError(
       "create-error",
@@ -60,7 +60,7 @@ joinForm.addEventListener("submit", async (event) => {
   }
   try {
     await getJSON(`/api/rooms/${encodeURIComponent(code)}`);
-    location.assign(`/r/${encodeURIComponent(code)}`);
+    location.assign(keepingLang(`/r/${encodeURIComponent(code)}`));
   } catch (error) {
     showError(
       "join-error",

@@ -64,3 +64,12 @@ export function percent(chance) {
   if (chance === 0 || chance === 1 || shown === chance) return percentFormat.format(chance);
   return `${chance < shown ? "<" : ">"}${percentFormat.format(shown)}`;
 }
+
+/** `path` on this site, keeping this page's `?lang=` (a choice made by link, not cookie). */
+export function keepingLang(path) {
+  const chosen = new URLSearchParams(location.search).get("lang");
+  if (!chosen) return path;
+  const url = new URL(path, location.origin);
+  url.searchParams.set("lang", chosen);
+  return url.pathname + url.search;
+}

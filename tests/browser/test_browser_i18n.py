@@ -132,3 +132,20 @@ def test_the_switcher_fits_a_phone_in_every_language(
         page.wait_for_function("() => document.documentElement.lang === 'sv'")
     finally:
         context.close()
+
+
+def test_a_language_chosen_by_link_follows_into_the_room(
+    browser: Browser, live_server: str
+) -> None:
+    context = browser.new_context(viewport=PHONE, locale="en-US")
+    context.set_default_timeout(TIMEOUT_MS)
+    page = context.new_page()
+    try:
+        page.goto(f"{live_server}/?lang=hu")
+        page.fill("#create-name", "Éva")
+        page.click("#create-form button[type=submit]")
+        page.wait_for_selector("#seats .seat.you")
+        assert html_lang(page) == "hu" and page.url.endswith("?lang=hu")
+        assert "lang=" not in page.input_value("#share-url")  # friends get their own language
+    finally:
+        context.close()
