@@ -17,9 +17,12 @@ The verdict, checked for every room:
   spectator's (presence aside), and a final resume shows it the same `state` and `you`;
 - no action applied twice, none invented: every bid and call in the saved game was sent by
   that seat in that round, no seat bids twice in a row, and no move was autoplayed;
-- memory: once each wave's rooms have expired (`--ttl`, then the server's sweep, which trims
-  the C heap: app/memory.py), the server's RSS must be back within `--rss-slack-mb` of its RSS
-  at the start of the same run, before the first room (`--expire-wait` 0 skips this).
+- memory: once each wave's rooms have expired (`--ttl`, then the server's sweep, which
+  collects and trims the heap: app/memory.py), the server's RSS must be back within
+  `--rss-slack-mb` of its RSS at the start of the same run, before the first room, and must
+  not have grown by more than `--rss-growth-mb` from the first wave to the last (a leak
+  grows a wave's worth each wave); `--expire-wait` 0 skips this. The slack is CPython's
+  small-object allocator keeping its arenas at their peak (bench/README.md).
 Targets 127.0.0.1 only; bounded in rooms and time (`--timeout`).
 """
 
@@ -486,6 +489,11 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
                     f"RSS after each wave expired {after} MB: more than {args.rss_slack_mb} MB "
                     f"above the {rss_start:.1f} MB the server started with"
                 )
+            if len(after) >= 2 and after[-1] > after[0] + args.rss_growth_mb:
+                tally.failures.append(
+                    f"RSS after each wave expired {after} MB: grew more than "
+                    f"{args.rss_growth_mb} MB from the first wave to the last"
+                )
             report |= {
                 "players": args.rooms * args.waves * PLAYERS,
                 "games": games,
@@ -522,7 +530,12 @@ def main() -> None:
     parser.add_argument(
         "--expire-wait", type=float, default=120.0, help="seconds for rooms to expire; 0: skip"
     )
-    parser.add_argument("--rss-slack-mb", type=float, default=15.0)
+    parser.add_argument(
+        "--rss-slack-mb", type=float, default=80.0, help="RSS after expiry above the start, at most"
+    )
+    parser.add_argument(
+        "--rss-growth-mb", type=float, default=12.0, help="RSS after expiry, first to last wave"
+    )
     parser.add_argument("--timeout", type=float, default=600.0)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
