@@ -525,21 +525,28 @@ CUTTABLE_SOCKETS = """(() => {
 })();"""
 
 
+def start_with_bela_to_act(anna: Player, bela: Player) -> str:
+    """Anna creates a room, Béla joins, Anna starts and bids if she opens: Béla's turn.
+    Returns the room's link."""
+    url = create_room(anna)
+    join(bela, url)
+    anna.page.click("#start-btn")
+    bela.page.wait_for_selector("#table:not([hidden])")
+    anna.page.wait_for_function("() => document.getElementById('room').dataset.seq !== '-1'")
+    if anna.shown_state()["round"]["turn"] == anna.shown_state()["you"]["seat"]:
+        seq = anna.page.get_attribute("#room", "data-seq") or ""
+        anna.page.click("#bid-btn")
+        wait_for_answer(anna, seq)
+    bela.page.wait_for_selector("#actions[data-my-turn=true]")
+    return url
+
+
 def test_a_returning_player_reads_what_the_bot_played(browser: Browser, live_server: str) -> None:
     anna, bela = Player(browser, live_server, "Anna"), Player(browser, live_server, "Béla")
     bela.page.add_init_script(CUTTABLE_SOCKETS)
     try:
-        url = create_room(anna)
-        join(bela, url)
-        anna.page.click("#start-btn")
-        bela.page.wait_for_selector("#table:not([hidden])")
-        anna.page.wait_for_function("() => document.getElementById('room').dataset.seq !== '-1'")
-        if anna.shown_state()["round"]["turn"] == anna.shown_state()["you"]["seat"]:
-            seq = anna.page.get_attribute("#room", "data-seq") or ""
-            anna.page.click("#bid-btn")
-            wait_for_answer(anna, seq)
+        start_with_bela_to_act(anna, bela)
         # Béla's phone loses the network on his turn; after the grace the bot bids for him.
-        bela.page.wait_for_selector("#actions[data-my-turn=true]")
         bela.page.evaluate("() => { window.__block = true; window.__sockets.at(-1).close(); }")
         anna.page.locator("#log-list li.log-auto").first.wait_for(timeout=30_000)
         bela.page.evaluate("() => { window.__block = false; }")
@@ -556,17 +563,8 @@ def test_a_player_who_reopens_the_room_reads_what_the_bot_played(
 ) -> None:
     anna, bela = Player(browser, live_server, "Anna"), Player(browser, live_server, "Béla")
     try:
-        url = create_room(anna)
-        join(bela, url)
-        anna.page.click("#start-btn")
-        bela.page.wait_for_selector("#table:not([hidden])")
-        anna.page.wait_for_function("() => document.getElementById('room').dataset.seq !== '-1'")
-        if anna.shown_state()["round"]["turn"] == anna.shown_state()["you"]["seat"]:
-            seq = anna.page.get_attribute("#room", "data-seq") or ""
-            anna.page.click("#bid-btn")
-            wait_for_answer(anna, seq)
+        url = start_with_bela_to_act(anna, bela)
         # Béla closes the page on his turn; after the grace the bot bids for him.
-        bela.page.wait_for_selector("#actions[data-my-turn=true]")
         bela.page.close()
         anna.page.locator("#log-list li.log-auto").first.wait_for(timeout=30_000)
         # He opens the room link again: a new page, his seat back from the browser's storage,
