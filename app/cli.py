@@ -38,7 +38,7 @@ def serve(host: str, port: int) -> None:
     """One uvicorn worker: uvloop, httptools, sans-I/O websockets, no compression. Forwarded
     headers are trusted from 127.0.0.1 only (nginx on the same machine)."""
     os.environ.setdefault("PERUDO_INSTANCE", f"{host}:{port}")
-    garbage.freeze_after_full_collections()
+    garbage.serve_mode()
     # The database threads (journal, saved games, leases) hold the GIL for Python work too:
     # one must hand it back to the event loop within 1 ms, not Python's 5 ms.
     sys.setswitchinterval(GIL_SWITCH_SECONDS)

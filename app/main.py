@@ -100,6 +100,7 @@ def create_app(
             asyncio.create_task(_sweep_forever(registry)),
             asyncio.create_task(journal.run()),
             asyncio.create_task(_hold_forever(registry)),
+            asyncio.create_task(garbage.collect_young_forever()),
         ]
         try:
             yield

@@ -77,7 +77,7 @@ def test_the_server_freezes_what_survives_a_full_collection() -> None:
         import gc
         from app import garbage
         garbage.settle()
-        garbage.freeze_after_full_collections()
+        garbage.serve_mode()
         frozen = gc.get_freeze_count()
         kept = [[i] for i in range(50_000)]  # long-lived objects made after start-up
         gc.collect(1)
@@ -100,7 +100,7 @@ def test_collecting_everything_reaches_cycles_left_among_frozen_objects() -> Non
         import gc, weakref
         from app import garbage
         garbage.settle()
-        garbage.freeze_after_full_collections()
+        garbage.serve_mode()
 
         class Node:
             pass
@@ -116,6 +116,34 @@ def test_collecting_everything_reaches_cycles_left_among_frozen_objects() -> Non
         assert alive() is None, "the cycle is collected"
         assert gc.get_freeze_count() > 0, "and what survives is frozen again"
         print("ok")
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.stdout.strip() == "ok", done.stderr
+
+
+def test_the_server_collects_young_objects_on_a_clock_and_freezes_the_survivors() -> None:
+    script = textwrap.dedent(
+        """
+        import asyncio, gc
+        from app import garbage
+
+        async def main():
+            assert await asyncio.wait_for(garbage.collect_young_forever(), 1) is None  # not serving
+            garbage.settle()
+            garbage.serve_mode()
+            frozen = gc.get_freeze_count()
+            collector = asyncio.ensure_future(garbage.collect_young_forever())
+            kept = [[i] for i in range(20_000)]  # long-lived, made after start-up
+            await asyncio.sleep(garbage.YOUNG_EVERY_SECONDS * 3)
+            collector.cancel()
+            assert gc.get_freeze_count() >= frozen + 20_000, (frozen, gc.get_freeze_count())
+            assert gc.get_count()[1] == 0, "the middle generation is emptied each time"
+            print("ok")
+
+        asyncio.run(main())
         """
     )
     done = subprocess.run(
