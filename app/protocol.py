@@ -25,8 +25,11 @@ from pydantic import (
 from starlette import status
 
 from app.engine import (
+    Bid,
     BotLevel,
+    Calza,
     CalzaRule,
+    Dudo,
     GameSettings,
     RoundResultView,
     RoundView,
@@ -153,13 +156,23 @@ class BidMessage(_Message):
     quantity: int
     face: int
 
+    def action(self) -> Bid:
+        """The move this message asks the engine for."""
+        return Bid(self.quantity, self.face)
+
 
 class DudoMessage(_Message):
     type: Literal["dudo"]
 
+    def action(self) -> Dudo:
+        return Dudo()
+
 
 class CalzaMessage(_Message):
     type: Literal["calza"]
+
+    def action(self) -> Calza:
+        return Calza()
 
 
 class Chat(_Message):

@@ -40,6 +40,7 @@ class Audience:
     def __init__(self, capacity: int) -> None:
         self._seats: dict[Connection, int | None] = {}
         self._capacity = capacity
+        self._result_json = ResultJson()  # the last round result they were shown, encoded
 
     def __len__(self) -> int:
         return len(self._seats)
@@ -72,13 +73,16 @@ class Audience:
             conn.close(code)
         self._seats.clear()
 
-    @property
-    def viewers(self) -> Mapping[Connection, int | None]:
-        return self._seats
-
-    @staticmethod
-    def send_each(frames: Mapping[Connection, str]) -> None:
-        for conn, frame in frames.items():
+    def send_states(self, room: Shown, *, turn_deadline: float | None, now: float) -> None:
+        """A fresh `state` to every connection (`state_frames`)."""
+        states = state_frames(
+            room,
+            turn_deadline=turn_deadline,
+            now=now,
+            viewers=self._seats,
+            result_json=self._result_json,
+        )
+        for conn, frame in states.items():
             conn.send(frame)
 
 

@@ -9,7 +9,7 @@ import random
 from functools import partial
 
 from app import protocol as wire
-from app.engine import Bid, Calza, Dudo, Event, Game, GameEnded, RoundEnded, RuleError
+from app.engine import Bid, Calza, Event, Game, GameEnded, RoundEnded, RuleError
 from app.engine.game import Action
 from app.protocol import CloseCode, ProtocolError, RoomSettings
 from app.rooms import autoplay, frames
@@ -45,7 +45,6 @@ class Room:
         self._game_id: str | None = None
         self._game_no, self._started_at = 0, ""
         self._audience = frames.Audience((config or RoomConfig()).room_sockets)
-        self._result_json = frames.ResultJson()  # the last round result, encoded once
         self._scheduler = scheduler
         self._saver = GameSaver(store, room_id)
         self._rng = rng or SecureDice()
@@ -152,12 +151,8 @@ class Room:
                         raise ProtocolError("not_joined", "Only seated players may chat.")
                     self._audience.broadcast(frames.chat_frame(self._seats[seat], text))
                     return
-                case wire.BidMessage(quantity=quantity, face=face):
-                    self._play(seat, Bid(quantity, face))
-                case wire.DudoMessage():
-                    self._play(seat, Dudo())
-                case wire.CalzaMessage():
-                    self._play(seat, Calza())
+                case wire.BidMessage() | wire.DudoMessage() | wire.CalzaMessage():
+                    self._play(seat, message.action())
                 case wire.Leave():
                     if seat is None:
                         raise ProtocolError("not_joined", "You hold no seat.")
@@ -297,11 +292,6 @@ class Room:
             self.record()
         self.last_change = self._scheduler.now()
         self._autoplay.rearm()
-        states = frames.state_frames(
-            self,
-            turn_deadline=self._autoplay.deadline,
-            now=self._scheduler.now(),
-            viewers=self._audience.viewers,
-            result_json=self._result_json,
+        self._audience.send_states(
+            self, turn_deadline=self._autoplay.deadline, now=self._scheduler.now()
         )
-        self._audience.send_each(states)
