@@ -71,6 +71,15 @@ def frozen_collector() -> Iterator[None]:
         gc.unfreeze()
 
 
+def assert_prints_ok(script: str) -> None:
+    """Run `script` in a fresh interpreter (the collector's settings are process-wide) and
+    expect it to print "ok"."""
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.stdout.strip() == "ok", done.stderr
+
+
 def test_the_server_freezes_what_survives_a_full_collection() -> None:
     script = textwrap.dedent(
         """
@@ -88,10 +97,7 @@ def test_the_server_freezes_what_survives_a_full_collection() -> None:
         print("ok")
         """
     )
-    done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False
-    )
-    assert done.stdout.strip() == "ok", done.stderr
+    assert_prints_ok(script)
 
 
 def test_collecting_everything_reaches_cycles_left_among_frozen_objects() -> None:
@@ -118,10 +124,7 @@ def test_collecting_everything_reaches_cycles_left_among_frozen_objects() -> Non
         print("ok")
         """
     )
-    done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False
-    )
-    assert done.stdout.strip() == "ok", done.stderr
+    assert_prints_ok(script)
 
 
 def test_the_server_collects_young_objects_on_a_clock_and_freezes_the_survivors() -> None:
@@ -146,7 +149,4 @@ def test_the_server_collects_young_objects_on_a_clock_and_freezes_the_survivors(
         asyncio.run(main())
         """
     )
-    done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False
-    )
-    assert done.stdout.strip() == "ok", done.stderr
+    assert_prints_ok(script)
