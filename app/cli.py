@@ -7,31 +7,15 @@ import os
 import sys
 
 import uvicorn
-from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
 from app import garbage
 from app.config import Settings
 from app.logs import log_config
-from app.protocol import MAX_FRAME_BYTES, CloseCode
+from app.protocol import MAX_FRAME_BYTES
+from app.transport import SansIOProtocol
 
 WS_MAX_QUEUE = 4
 GIL_SWITCH_SECONDS = 0.001
-
-
-class SansIOProtocol(WebSocketsSansIOProtocol):
-    """uvicorn's `websockets-sansio` protocol, closing a text frame of invalid UTF-8 with 1007
-    quietly: the stock one logs a traceback for it, and no input may put one in our log."""
-
-    def send_receive_event_to_app(self) -> None:
-        if self.curr_msg_data_type == "text" and not self.close_sent:
-            try:
-                b"".join(self.frames).decode()
-            except UnicodeDecodeError:
-                self.frames = []
-                self.conn.send_close(CloseCode.INVALID_FRAME_PAYLOAD_DATA)
-                self.handle_parser_exception()
-                return
-        super().send_receive_event_to_app()
 
 
 def serve(host: str, port: int) -> None:

@@ -34,6 +34,7 @@ from app.protocol import (
 )
 from app.rooms import Connection, Room
 from app.rooms.registry import ELSEWHERE
+from app.transport import DIRECT_SEND, DirectSend
 
 router = APIRouter()
 
@@ -43,11 +44,14 @@ CLOSE_WAIT_SECONDS = 5.0
 
 class WsConnection:
     """A room's handle on one socket. A frame goes out at once when the socket can take it,
-    with no task switch; while the client's transport is paused, frames wait in a bounded
+    with no task switch (straight to the socket where the server offers `DIRECT_SEND`, else
+    through the ASGI send); while the client's transport is paused, frames wait in a bounded
     outbox behind a writer task, so a slow client never blocks a room."""
 
     def __init__(self, websocket: WebSocket) -> None:
         self._ws = websocket
+        direct = (websocket.scope.get("extensions") or {}).get(DIRECT_SEND)
+        self._send_now: DirectSend | None = direct["send"] if direct else None
         self._outbox: deque[str | CloseCode] = deque()
         self._writer: asyncio.Task[None] | None = None  # only while frames wait
         self.closed = False
@@ -56,7 +60,8 @@ class WsConnection:
         if self.closed:
             return
         if self._writer is None:
-            self._push(text)
+            if self._send_now is None or not self._send_now(text.encode()):
+                self._push(text)
         elif len(self._outbox) >= OUTBOX_LIMIT:
             self.close(CloseCode.POLICY_VIOLATION)
         else:

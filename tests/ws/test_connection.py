@@ -10,6 +10,7 @@ import pytest
 from fastapi import WebSocket
 
 from app.protocol import CloseCode
+from app.transport import DIRECT_SEND
 from app.ws import OUTBOX_LIMIT, WsConnection
 
 pytestmark = pytest.mark.anyio
@@ -22,6 +23,7 @@ class PausableSocket:
         self.sent: list[str | int] = []
         self.writable = asyncio.Event()
         self.writable.set()
+        self.scope: dict[str, Any] = {"type": "websocket", "extensions": {}}
 
     async def send_text(self, text: str) -> None:
         await self.writable.wait()
@@ -107,3 +109,30 @@ async def test_a_send_to_a_gone_client_marks_the_connection_closed() -> None:
     conn.send("a")
     assert conn.closed
     await conn.finish()
+
+
+async def test_frames_take_the_direct_send_while_it_accepts_them_else_wait_in_order() -> None:
+    socket = PausableSocket()
+    direct: list[str] = []
+
+    def send_now(payload: bytes) -> bool:
+        if not socket.writable.is_set():
+            return False  # as the server's does while the transport is paused
+        direct.append(payload.decode())
+        socket.sent.append(payload.decode())
+        return True
+
+    socket.scope["extensions"][DIRECT_SEND] = {"send": send_now}
+    conn = connection(socket)
+    conn.send("dé")
+    socket.writable.clear()
+    conn.send("a")  # declined: through the ASGI send, which waits
+    conn.send("b")  # behind it, in the outbox
+    socket.writable.set()
+    for _ in range(5):
+        await asyncio.sleep(0)
+    conn.send("c")
+    conn.close(CloseCode.GOING_AWAY)
+    await conn.finish()
+    assert direct == ["dé", "c"]
+    assert socket.sent == ["dé", "a", "b", "c", CloseCode.GOING_AWAY]

@@ -1,0 +1,110 @@
+"""`app.transport`: the direct send writes the same frames as the `websockets` library, in
+order with the ASGI send, and declines whenever the ASGI send would not write at once."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import uvicorn
+from websockets.exceptions import ConnectionClosed
+from websockets.frames import Frame, Opcode
+from websockets.sync.client import connect
+
+from app.transport import DIRECT_SEND, SansIOProtocol, text_frame
+
+pytestmark = pytest.mark.timeout(30)
+
+SIZES = [0, 1, 125, 126, 127, 4000, 65535, 65536, 70000]
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_text_frame_is_the_one_websockets_would_write(size: int) -> None:
+    payload = ("é" * size).encode()[:size]
+    expected = Frame(Opcode.TEXT, payload).serialize(mask=False)
+    assert text_frame(payload) == expected
+
+
+class DirectApp:
+    """A WebSocket app that sends through the direct send and notes what it answered."""
+
+    def __init__(self) -> None:
+        self.answers: list[tuple[str, bool]] = []
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "websocket":
+            return
+        assert (await receive())["type"] == "websocket.connect"
+        await send({"type": "websocket.accept"})
+        if DIRECT_SEND not in scope["extensions"]:
+            self.answers.append(("offered", False))
+            await send({"type": "websocket.send", "text": "through ASGI"})
+            return
+        send_now = scope["extensions"][DIRECT_SEND]["send"]
+        protocol = send_now.__self__
+        await send({"type": "websocket.send", "text": "through ASGI"})
+        for size in SIZES:
+            self.answers.append(("open", send_now(("x" * size).encode())))
+        protocol.pause_writing()  # as the transport does when its buffer is full
+        self.answers.append(("paused", send_now(b"held")))
+        protocol.resume_writing()
+        self.answers.append(("resumed", send_now(b"after the pause")))
+        assert (await receive())["text"] == "bye"
+        await send({"type": "websocket.close", "code": 4000})
+        self.answers.append(("closed", send_now(b"late")))
+
+
+@contextlib.contextmanager
+def serving(app: DirectApp, *, deflate: bool) -> Iterator[str]:
+    """`app` under uvicorn with our protocol, in a thread, at the yielded URL."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    config = uvicorn.Config(
+        app,
+        host="127.0.0.1",
+        port=port,
+        ws=SansIOProtocol,
+        ws_per_message_deflate=deflate,
+        log_level="warning",
+        lifespan="off",
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=asyncio.run, args=(server.serve(),), daemon=True)
+    thread.start()
+    while not server.started:
+        threading.Event().wait(0.01)
+    try:
+        yield f"ws://127.0.0.1:{port}/"
+    finally:
+        server.should_exit = True
+        thread.join(10)
+
+
+def test_the_direct_send_writes_in_order_and_declines_when_it_must() -> None:
+    app = DirectApp()
+    with serving(app, deflate=False) as url, connect(url, proxy=None, max_size=None) as ws:
+        received = [ws.recv(timeout=5) for _ in range(len(SIZES) + 2)]
+        ws.send("bye")
+        with pytest.raises(ConnectionClosed) as closed:
+            ws.recv(timeout=5)
+    assert received == ["through ASGI", *("x" * size for size in SIZES), "after the pause"]
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 4000
+    assert app.answers == [
+        *(("open", True) for _ in SIZES),
+        ("paused", False),
+        ("resumed", True),
+        ("closed", False),
+    ]
+
+
+def test_no_direct_send_is_offered_when_frames_are_compressed() -> None:
+    app = DirectApp()
+    with serving(app, deflate=True) as url, connect(url, proxy=None) as ws:
+        assert ws.recv(timeout=5) == "through ASGI"
+    assert app.answers == [("offered", False)]
