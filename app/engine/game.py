@@ -224,6 +224,7 @@ class Options:
 
 
 NO_OPTIONS = Options(min_quantity=(None,) * 6, dudo=False, calza=False)
+CALZA_ONLY = Options(min_quantity=NO_OPTIONS.min_quantity, dudo=False, calza=True)
 
 
 def count_matching(dice: Sequence[int], face: int, *, aces_wild: bool) -> int:
@@ -374,16 +375,16 @@ class Game:
 
     def options(self, seat: int | None) -> Options:
         """Everything `seat` may do right now; all closed for spectators and the eliminated."""
-        if seat is None or self.round is None or seat not in self.players:
+        round_ = self.round
+        if seat is None or round_ is None or seat not in self.players:
             return NO_OPTIONS
-        may_bid = seat == self.round.turn
-        quantities = (
-            tuple(min_quantities(self._bid_context(seat))) if may_bid else NO_OPTIONS.min_quantity
-        )
+        calza = self._calza_refusal(seat) is None
+        if seat != round_.turn:  # only the seat to act may bid or call dudo
+            return CALZA_ONLY if calza else NO_OPTIONS
         return Options(
-            min_quantity=quantities,
-            dudo=may_bid and self.round.standing is not None,
-            calza=self._calza_refusal(seat) is None,
+            min_quantity=tuple(min_quantities(self._bid_context(seat))),
+            dudo=round_.standing is not None,
+            calza=calza,
         )
 
     # ----- actions -------------------------------------------------------------------------
@@ -461,7 +462,7 @@ class Game:
             return ("calza_not_allowed", "This table plays without calza.")
         if round_.palifico:
             return ("calza_not_allowed", "No calza in a palifico round.")
-        if len(self.active_seats()) <= 2:
+        if len(round_.dice) <= 2:  # the seats dealt in: nobody leaves during a round
             return ("calza_not_allowed", "No calza with two players left.")
         player = self.players.get(seat)
         if player is None or player.out:
