@@ -51,8 +51,8 @@ class MemoryJournal:
 
     def write_journal(
         self,
-        snapshots: Mapping[str, tuple[int, dict[str, Any]]],
-        entries: Sequence[tuple[str, int, dict[str, Any]]],
+        snapshots: Mapping[str, tuple[int, orjson.Fragment]],
+        entries: Sequence[tuple[str, int, orjson.Fragment]],
         dropped: Iterable[str],
     ) -> None:
         for _, data in snapshots.values():

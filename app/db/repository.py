@@ -8,6 +8,7 @@ from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import Any, cast
 
+import orjson
 from sqlalchemy import Engine, Table, delete, insert, select, text
 from sqlalchemy.orm import selectinload, sessionmaker
 
@@ -154,13 +155,13 @@ class GameRepository:
 
     def write_journal(
         self,
-        snapshots: Mapping[str, tuple[int, dict[str, Any]]],
-        entries: Sequence[tuple[str, int, dict[str, Any]]],
+        snapshots: Mapping[str, tuple[int, orjson.Fragment]],
+        entries: Sequence[tuple[str, int, orjson.Fragment]],
         dropped: Iterable[str],
     ) -> None:
         """One transaction: forget the `dropped` rooms; replace each room's snapshot by the
         new one (room_id -> (rev, data)) with the entries it supersedes; add the `entries`
-        (room_id, rev, data) recorded after their room's snapshot."""
+        (room_id, rev, data) recorded after their room's snapshot. The data come encoded."""
         gone = list(dropped)
         renewed = list(snapshots)
         now = datetime.now(UTC)

@@ -55,8 +55,8 @@ class MemoryStore:
 
     def write_journal(
         self,
-        snapshots: Mapping[str, tuple[int, dict[str, Any]]],
-        entries: Sequence[tuple[str, int, dict[str, Any]]],
+        snapshots: Mapping[str, tuple[int, orjson.Fragment]],
+        entries: Sequence[tuple[str, int, orjson.Fragment]],
         dropped: Iterable[str],
     ) -> None:
         if self.fail:

@@ -9,6 +9,7 @@ import threading
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+import orjson
 import pytest
 
 from app.protocol import ProtocolError, RoomSettings
@@ -349,15 +350,15 @@ class GatedStore(MemoryStore):
 
     def write_journal(
         self,
-        snapshots: Mapping[str, tuple[int, dict[str, Any]]],
-        entries: Sequence[tuple[str, int, dict[str, Any]]],
+        snapshots: Mapping[str, tuple[int, orjson.Fragment]],
+        entries: Sequence[tuple[str, int, orjson.Fragment]],
         dropped: Iterable[str],
     ) -> None:
         self.calls += 1
         if self.calls == 1:
             assert self.gate.wait(5)
         super().write_journal(snapshots, entries, dropped)
-        self.seqs.extend(data["seq"] for _, data in snapshots.values())
+        self.seqs.extend(orjson.loads(orjson.dumps(data))["seq"] for _, data in snapshots.values())
 
 
 async def test_a_cancelled_flush_lands_before_the_next_write(clock: ManualScheduler) -> None:
