@@ -10,20 +10,21 @@ two changes.
   that walk was a large share of an action's cost. The direct send only takes a frame while
   the ASGI send would write it at once too (the connection open, no close sent, the
   transport not paused); otherwise it declines and the caller uses the ASGI send, which waits.
+  Frames sent together (a round's result and the state after it) go out in one write.
 """
 
 from __future__ import annotations
 
 import struct
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.protocol import State
 
 from app.protocol import CloseCode
 
-DIRECT_SEND = "perudo.direct_send"  # scope["extensions"][DIRECT_SEND]["send"](utf8) -> sent?
-DirectSend = Callable[[bytes], bool]
+DIRECT_SEND = "perudo.direct_send"  # scope["extensions"][DIRECT_SEND]["send"]([utf8]) -> sent?
+DirectSend = Callable[[Sequence[bytes]], bool]
 
 _TEXT_FIN = 0x81  # FIN + opcode 1 (text); a server's frames are not masked
 _SHORT = struct.Struct("!BB")
@@ -51,9 +52,9 @@ class SansIOProtocol(WebSocketsSansIOProtocol):
             self.scope["extensions"][DIRECT_SEND] = {"send": self.send_now}
         await super().run_asgi()
 
-    def send_now(self, payload: bytes) -> bool:
-        """Write a text frame of `payload` (UTF-8) now, if the ASGI send would write it at once;
-        whether it was written."""
+    def send_now(self, payloads: Sequence[bytes]) -> bool:
+        """Write a text frame of each payload (UTF-8), all in one write, now, if the ASGI send
+        would write them at once; whether they were written."""
         if (
             self.close_sent
             or self.disconnected
@@ -62,7 +63,10 @@ class SansIOProtocol(WebSocketsSansIOProtocol):
             or self.transport.is_closing()
         ):
             return False
-        self.transport.write(text_frame(payload))
+        if len(payloads) == 1:
+            self.transport.write(text_frame(payloads[0]))
+        else:
+            self.transport.write(b"".join(map(text_frame, payloads)))
         return True
 
     def send_receive_event_to_app(self) -> None:

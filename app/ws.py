@@ -56,16 +56,21 @@ class WsConnection:
         self._writer: asyncio.Task[None] | None = None  # only while frames wait
         self.closed = False
 
-    def send(self, text: str) -> None:
+    def send(self, *texts: str) -> None:
         if self.closed:
             return
-        if self._writer is None:
-            if self._send_now is None or not self._send_now(text.encode()):
+        send_now = self._send_now if self._writer is None else None  # none while frames wait
+        if send_now is not None and send_now([text.encode() for text in texts]):
+            return
+        for text in texts:
+            if self.closed:
+                return
+            if self._writer is None:
                 self._push(text)
-        elif len(self._outbox) >= OUTBOX_LIMIT:
-            self.close(CloseCode.POLICY_VIOLATION)
-        else:
-            self._outbox.append(text)
+            elif len(self._outbox) >= OUTBOX_LIMIT:
+                self.close(CloseCode.POLICY_VIOLATION)
+            else:
+                self._outbox.append(text)
 
     def close(self, code: CloseCode) -> None:
         """Close after the frames already waiting have gone out."""

@@ -36,8 +36,8 @@ class LastFrame:
         self.last = ""
         self.closed: int | None = None
 
-    def send(self, text: str) -> None:
-        self.last = text
+    def send(self, *texts: str) -> None:
+        self.last = texts[-1]
 
     def close(self, code: int) -> None:
         self.closed = code

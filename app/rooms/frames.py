@@ -41,6 +41,7 @@ class Audience:
         self._seats: dict[Connection, int | None] = {}
         self._capacity = capacity
         self._result_json = ResultJson()  # the last round result they were shown, encoded
+        self._announced: list[str] = []  # frames that go out with the next states
 
     def __len__(self) -> int:
         return len(self._seats)
@@ -65,8 +66,19 @@ class Audience:
         return self._seats.pop(conn, None)
 
     def broadcast(self, frame: str) -> None:
+        """`frame` to everyone now (after anything announced)."""
+        announced = self._take_announced()
         for conn in self._seats:
-            conn.send(frame)
+            conn.send(*announced, frame)
+
+    def announce(self, frame: str) -> None:
+        """`frame` to everyone with their next `state`, in front of it and in the same write
+        (a round's result: one packet to each phone instead of two)."""
+        self._announced.append(frame)
+
+    def _take_announced(self) -> list[str]:
+        announced, self._announced = self._announced, []
+        return announced
 
     def close_all(self, code: CloseCode) -> None:
         for conn in self._seats:
@@ -82,8 +94,9 @@ class Audience:
             viewers=self._seats,
             result_json=self._result_json,
         )
+        announced = self._take_announced()
         for conn, frame in states.items():
-            conn.send(frame)
+            conn.send(*announced, frame)
 
 
 class Shown(Protocol):

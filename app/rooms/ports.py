@@ -15,7 +15,8 @@ from app.protocol import CloseCode
 class Connection(Protocol):
     """A client connection; both calls return at once (sends are queued)."""
 
-    def send(self, text: str) -> None: ...
+    def send(self, *texts: str) -> None:
+        """Send `texts` in order (in one write, where the transport takes them at once)."""
 
     def close(self, code: CloseCode) -> None: ...
 

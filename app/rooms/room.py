@@ -249,10 +249,11 @@ class Room:
         self._game = self._game_id = None
 
     def _after(self, events: list[Event]) -> None:
-        """Broadcast what the events reveal; a finished game goes to the store."""
+        """Announce what the events reveal (it goes out with the next states); a finished
+        game goes to the store."""
         for event in events:
             if isinstance(event, RoundEnded):
-                self._audience.broadcast(frames.round_result_frame(event.result))
+                self._audience.announce(frames.round_result_frame(event.result))
             elif isinstance(event, GameEnded):
                 self._saver.save(frames.game_record(self), partial(self._saved, self._game_no))
 

@@ -21,11 +21,14 @@ class FakeConnection:
 
     def __init__(self) -> None:
         self.frames: list[dict[str, Any]] = []
+        self.writes: list[list[str]] = []  # the types of the frames of each send, in order
         self.closed: int | None = None
 
-    def send(self, text: str) -> None:
+    def send(self, *texts: str) -> None:
         assert self.closed is None, "sent after close"
-        self.frames.append(orjson.loads(text))
+        frames = [orjson.loads(text) for text in texts]
+        self.frames.extend(frames)
+        self.writes.append([frame["type"] for frame in frames])
 
     def close(self, code: int) -> None:
         self.closed = code

@@ -50,6 +50,22 @@ async def test_dudo_and_calza_race_one_wins_one_is_refused(make_room: MakeRoom) 
     assert len(results) == 1 and results[0]["call"] == "dudo"
 
 
+async def test_a_round_result_goes_out_with_the_next_state_in_one_send(
+    make_room: MakeRoom,
+) -> None:
+    room = make_room()
+    conns = await seated(room, 3)
+    spectator = FakeConnection()
+    await say(room, spectator, type="watch")
+    await say(room, conns[0], type="start")
+    turn = conns[0].state["round"]["turn"]
+    await say(room, conns[turn], type="bid", quantity=1, face=2)
+    await say(room, conns[(turn + 1) % 3], type="dudo")
+    for conn in (*conns, spectator):
+        assert conn.writes[-2:] == [["state"], ["round_result", "state"]]
+        assert conn.state["round"]["number"] == 2  # the state after the result
+
+
 async def test_refusals_change_nothing(make_room: MakeRoom) -> None:
     room = make_room()
     ana, bea = await seated(room, 2)

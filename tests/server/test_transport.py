@@ -49,14 +49,15 @@ class DirectApp:
         protocol = send_now.__self__
         await send({"type": "websocket.send", "text": "through ASGI"})
         for size in SIZES:
-            self.answers.append(("open", send_now(("x" * size).encode())))
+            self.answers.append(("open", send_now([("x" * size).encode()])))
+        self.answers.append(("together", send_now([b"one write,", "two frames é".encode()])))
         protocol.pause_writing()  # as the transport does when its buffer is full
-        self.answers.append(("paused", send_now(b"held")))
+        self.answers.append(("paused", send_now([b"held"])))
         protocol.resume_writing()
-        self.answers.append(("resumed", send_now(b"after the pause")))
+        self.answers.append(("resumed", send_now([b"after the pause"])))
         assert (await receive())["text"] == "bye"
         await send({"type": "websocket.close", "code": 4000})
-        self.answers.append(("closed", send_now(b"late")))
+        self.answers.append(("closed", send_now([b"late"])))
 
 
 @contextlib.contextmanager
@@ -89,14 +90,21 @@ def serving(app: DirectApp, *, deflate: bool) -> Iterator[str]:
 def test_the_direct_send_writes_in_order_and_declines_when_it_must() -> None:
     app = DirectApp()
     with serving(app, deflate=False) as url, connect(url, proxy=None, max_size=None) as ws:
-        received = [ws.recv(timeout=5) for _ in range(len(SIZES) + 2)]
+        received = [ws.recv(timeout=5) for _ in range(len(SIZES) + 4)]
         ws.send("bye")
         with pytest.raises(ConnectionClosed) as closed:
             ws.recv(timeout=5)
-    assert received == ["through ASGI", *("x" * size for size in SIZES), "after the pause"]
+    assert received == [
+        "through ASGI",
+        *("x" * size for size in SIZES),
+        "one write,",
+        "two frames é",
+        "after the pause",
+    ]
     assert closed.value.rcvd is not None and closed.value.rcvd.code == 4000
     assert app.answers == [
         *(("open", True) for _ in SIZES),
+        ("together", True),
         ("paused", False),
         ("resumed", True),
         ("closed", False),

@@ -115,11 +115,12 @@ async def test_frames_take_the_direct_send_while_it_accepts_them_else_wait_in_or
     socket = PausableSocket()
     direct: list[str] = []
 
-    def send_now(payload: bytes) -> bool:
+    def send_now(payloads: list[bytes]) -> bool:
         if not socket.writable.is_set():
             return False  # as the server's does while the transport is paused
-        direct.append(payload.decode())
-        socket.sent.append(payload.decode())
+        texts = [payload.decode() for payload in payloads]
+        direct.append("+".join(texts))
+        socket.sent.extend(texts)
         return True
 
     socket.scope["extensions"][DIRECT_SEND] = {"send": send_now}
@@ -131,8 +132,8 @@ async def test_frames_take_the_direct_send_while_it_accepts_them_else_wait_in_or
     socket.writable.set()
     for _ in range(5):
         await asyncio.sleep(0)
-    conn.send("c")
+    conn.send("c", "d")  # together, in one write
     conn.close(CloseCode.GOING_AWAY)
     await conn.finish()
-    assert direct == ["dé", "c"]
-    assert socket.sent == ["dé", "a", "b", "c", CloseCode.GOING_AWAY]
+    assert direct == ["dé", "c+d"]
+    assert socket.sent == ["dé", "a", "b", "c", "d", CloseCode.GOING_AWAY]
