@@ -20,6 +20,19 @@ def test_every_face_comes_up_about_equally() -> None:
     assert chi_square < 45  # 5 degrees of freedom: a fair die exceeds this about once in 10^8
 
 
+def test_small_ranges_come_from_single_bytes_and_large_ones_still_work() -> None:
+    rng = SecureDice()
+    assert {rng.randint(5, 5) for _ in range(100)} == {5}
+    assert {rng.randint(0, 1) for _ in range(200)} == {0, 1}
+    assert {rng.randint(-3, 3) for _ in range(2_000)} == set(range(-3, 4))
+    bytes_wide = [rng.randint(0, 255) for _ in range(20_000)]
+    assert min(bytes_wide) == 0 and max(bytes_wide) == 255
+    large = [rng.randint(1, 10**12) for _ in range(100)]
+    assert all(1 <= value <= 10**12 for value in large) and max(large) > 10**11
+    with pytest.raises(ValueError):
+        rng.randint(6, 1)
+
+
 def test_bits_and_floats_stay_in_range() -> None:
     rng = SecureDice()
     for bits in range(0, 200):
