@@ -233,6 +233,7 @@ class CloseCode(IntEnum):
     """Every code the server closes a socket with: the standard ones by starlette's names."""
 
     GOING_AWAY = status.WS_1001_GOING_AWAY  # the server stops, or the room was dropped
+    PROTOCOL_ERROR = status.WS_1002_PROTOCOL_ERROR  # a frame against RFC 6455 (the WS layer's)
     UNSUPPORTED_DATA = status.WS_1003_UNSUPPORTED_DATA  # a binary frame
     INVALID_FRAME_PAYLOAD_DATA = status.WS_1007_INVALID_FRAME_PAYLOAD_DATA  # not UTF-8
     POLICY_VIOLATION = status.WS_1008_POLICY_VIOLATION  # flooding, a client that does not read
