@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict, deque
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, HTTPException, Query, Request, Response
 from fastapi.responses import JSONResponse
@@ -20,6 +20,26 @@ from app.rooms.registry import ELSEWHERE
 router = APIRouter()
 MAX_OFFSET = 2**31 - 1
 CREATION_WINDOW = 60.0  # seconds: PERUDO_ROOMS_PER_MINUTE counts creations within it
+
+
+class Detail(BaseModel):
+    """Why a request was refused."""
+
+    detail: str
+
+
+def retry_later(description: str) -> dict[str, Any]:
+    """An OpenAPI response that says when to try again (`Retry-After`, in seconds)."""
+    return {
+        "model": Detail,
+        "description": description,
+        "headers": {"Retry-After": {"description": "Seconds", "schema": {"type": "integer"}}},
+    }
+
+
+DATABASE_AWAY: dict[int | str, dict[str, Any]] = {
+    503: retry_later("The database does not answer; try again soon")
+}
 
 
 class RoomCreated(BaseModel):
@@ -144,7 +164,14 @@ class CreationLimiter:
         return None
 
 
-@router.post("/api/rooms", status_code=201)
+@router.post(
+    "/api/rooms",
+    status_code=201,
+    responses={
+        429: retry_later("This address created too many rooms in the last minute"),
+        503: retry_later("The server holds as many rooms as it may"),
+    },
+)
 async def create_room(
     request: Request, registry: RegistryDep, settings: SettingsDep, body: RoomSettings | None = None
 ) -> RoomCreated:
@@ -171,7 +198,7 @@ async def get_room(room_id: str, registry: RegistryDep) -> RoomInfo:
     return RoomInfo.model_validate(room_info(room))
 
 
-@router.get("/api/games")
+@router.get("/api/games", responses=DATABASE_AWAY)
 def list_games(
     games: GamesDep,
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
@@ -181,7 +208,9 @@ def list_games(
     return GameList.model_validate({"games": games.list_games(limit, offset)})
 
 
-@router.get("/api/games/{game_id}", responses={404: {"description": "No such game"}})
+@router.get(
+    "/api/games/{game_id}", responses={404: {"description": "No such game"}, **DATABASE_AWAY}
+)
 def get_game(game_id: str, games: GamesDep) -> GameDetail:
     game = games.get_game(game_id)
     if game is None:

@@ -12,7 +12,7 @@ from fastapi import APIRouter, HTTPException, Path, Query, Request
 from fastapi.responses import HTMLResponse
 from pydantic import BaseModel
 
-from app.api import MAX_OFFSET
+from app.api import DATABASE_AWAY, MAX_OFFSET
 from app.db.stats import Sort
 from app.deps import StatsDep
 from app.web import render
@@ -39,7 +39,7 @@ class PlayerPage(BaseModel):
     total: int  # players in all, for the pager
 
 
-@router.get("/api/players")
+@router.get("/api/players", responses=DATABASE_AWAY)
 def list_players(
     stats: StatsDep,
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
@@ -52,7 +52,10 @@ def list_players(
     return PlayerPage.model_validate({"players": players, "total": total})
 
 
-@router.get("/api/players/{name:path}", responses={404: {"description": "No such player"}})
+@router.get(
+    "/api/players/{name:path}",
+    responses={404: {"description": "No such player"}, **DATABASE_AWAY},
+)
 def get_player(
     name: Annotated[str, Path(min_length=1, max_length=64, pattern=NAME_PATTERN)],
     stats: StatsDep,

@@ -127,3 +127,19 @@ def test_the_history_answers_503_while_the_database_is_away(tmp_path: Path) -> N
             response = http.get(path)
             assert response.status_code == 503, (path, response.text)
             assert int(response.headers["retry-after"]) >= 1
+
+
+def test_the_openapi_schema_declares_the_refusals_with_their_retry_after(tmp_path: Path) -> None:
+    with running_app(settings_for(tmp_path, rooms_per_minute=1)) as http:
+        schema = http.get("/openapi.json").json()
+        create(http)
+        refused = create(http)
+    declared = schema["paths"]["/api/rooms"]["post"]["responses"]
+    for status in ("429", "503"):
+        assert "Retry-After" in declared[status]["headers"]
+        assert declared[status]["content"]["application/json"]["schema"] == {
+            "$ref": "#/components/schemas/Detail"
+        }
+    assert refused.status_code == 429 and set(refused.json()) == {"detail"}
+    for path in ("/api/games", "/api/games/{game_id}", "/api/players", "/api/players/{name}"):
+        assert "Retry-After" in schema["paths"][path]["get"]["responses"]["503"]["headers"]
