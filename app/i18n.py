@@ -49,7 +49,7 @@ class Language:
     js: dict[str, Any]
 
 
-def _known(tag: str | None) -> str | None:
+def known(tag: str | None) -> str | None:
     """`nb-NO` -> `nb`, `no` -> `nb`; None for a language we do not speak."""
     if not tag:
         return None
@@ -77,10 +77,10 @@ def _accepted(header: str) -> Iterator[str]:
 def negotiate(query: str | None, cookie: str | None, accept_language: str | None) -> str:
     """`?lang=`, else the `lang` cookie, else Accept-Language, else English."""
     for choice in (query, cookie):
-        if (code := _known(choice)) is not None:
+        if (code := known(choice)) is not None:
             return code
     for tag in _accepted(accept_language or ""):
-        if (code := _known(tag)) is not None:
+        if (code := known(tag)) is not None:
             return code
     return DEFAULT
 

@@ -49,8 +49,15 @@ def page_language(request: Request) -> str:
 def render(request: Request, name: str, **context: Any) -> HTMLResponse:
     """Render one page, in the request's language, with the headers every page shares."""
     code = page_language(request)
+    # A language chosen by link (?lang=, no cookie) follows the header's links too.
+    linked = i18n.known(request.query_params.get("lang"))
     with i18n.speaking(code) as language:
-        context.update(lang=code, languages=i18n.LANGUAGES, js_messages=language.js)
+        context.update(
+            lang=code,
+            lang_query=f"?lang={linked}" if linked else "",
+            languages=i18n.LANGUAGES,
+            js_messages=language.js,
+        )
         response = templates.TemplateResponse(request, name, context)
     response.headers["Content-Language"] = code
     response.headers["Vary"] = "Accept-Language, Cookie"

@@ -69,7 +69,7 @@ def test_page_in_each_language(client: TestClient, path: str, code: str) -> None
     if code != i18n.DEFAULT:
         assert translated != PAGES[path]
     assert f">{translated}<" in response.text
-    assert f'<a href="/rules">{rules}</a>' in response.text
+    assert f'<a href="/rules?lang={code}">{rules}</a>' in response.text  # the link keeps it
     assert (
         f'<option value="{code}" lang="{code}" title="{i18n.LANGUAGES[code]}" selected>'
         in response.text
@@ -142,3 +142,12 @@ def test_the_embedded_messages_cannot_close_the_script(client: TestClient) -> No
         text = client.get("/", params={"lang": code}).text
         block = text.split('id="i18n-messages">', 1)[1].split("</script>", 1)[0]
         assert "<" not in block
+
+
+def test_a_language_chosen_by_link_follows_the_header_links(client: TestClient) -> None:
+    linked = client.get("/games?lang=nb").text
+    for path in ("/", "/games", "/rules"):
+        assert f'href="{path}?lang=nb"' in linked
+    for page in ("/games", "/games?lang=xx"):  # no choice in the link, or one we do not speak
+        plain = client.get(page, headers={"Cookie": "lang=sv"}).text
+        assert 'href="/games"' in plain and "?lang=" not in plain.split("</header>")[0]
