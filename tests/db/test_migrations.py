@@ -92,6 +92,7 @@ def test_sqlite_engine_creates_the_directory_and_sets_wal_and_busy_timeout(
                 timeout = connection.exec_driver_sql("PRAGMA busy_timeout").scalar()
                 assert timeout == SQLITE_BUSY_TIMEOUT_MS
                 assert connection.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
+                assert connection.exec_driver_sql("PRAGMA synchronous").scalar() == 1  # NORMAL
     finally:
         engine.dispose()
     assert path.is_file()
