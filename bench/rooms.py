@@ -54,11 +54,14 @@ class MemoryJournal:
         snapshots: Mapping[str, tuple[int, orjson.Fragment]],
         entries: Sequence[tuple[str, int, orjson.Fragment]],
         dropped: Iterable[str],
+        rounds: Mapping[str, tuple[int, Sequence[orjson.Fragment]]],
     ) -> None:
         for _, data in snapshots.values():
             self.bytes_written += len(orjson.dumps(data))
         for _, _, entry in entries:
             self.bytes_written += len(orjson.dumps(entry))
+        for _, records in rounds.values():
+            self.bytes_written += sum(len(orjson.dumps(record)) for record in records)
 
     def load_journal(
         self, room_id: str | None = None

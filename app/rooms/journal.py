@@ -1,4 +1,5 @@
-"""The journal of live rooms: a JSON snapshot of each room plus the bids made since.
+"""The journal of live rooms: a JSON snapshot of each room plus the bids made since, and the
+finished rounds of the game it plays, each written once.
 
 Restore = the latest snapshot + the journal after it. The promises: a clean stop loses
 nothing, a crash at most the last fraction of a second, and a restored room is always a
@@ -28,6 +29,11 @@ Entry = dict[str, Any]  # one action after a snapshot: {"bid": [seat, quantity, 
 # lists for the garbage collector to walk while they wait for the writer (with a snapshot
 # every round, those were most of what each young collection walked).
 Encoded = orjson.Fragment
+# A room's finished rounds from a number on: (first number, their records); first 1 when the
+# game is new, and the store drops whatever it held of the room's rounds from there.
+RoundsFrom = tuple[int, list[Encoded]]
+# What a snapshot says of its game's finished rounds: they are stored beside it, one row each.
+ROUNDS_BESIDE = orjson.Fragment(b"[]")
 
 
 def bid_entry(seat: int, bid: Bid) -> Entry:
@@ -42,8 +48,17 @@ def replay(game: Game, entries: Iterable[Entry]) -> None:
         game.apply(seat, Bid(quantity, face))
 
 
-def _encoded(data: dict[str, Any]) -> Encoded:
+def _encoded(data: Mapping[str, Any]) -> Encoded:
     return orjson.Fragment(orjson.dumps(data))
+
+
+def _after(older: RoundsFrom, newer: RoundsFrom) -> RoundsFrom:
+    """What the store needs of a room's rounds for `older`, then `newer`: the older records
+    before the newer ones' first number, then the newer (all the newer, from a new game)."""
+    (first, records), (then, later) = older, newer
+    if then <= first:
+        return newer
+    return first, records[: then - first] + later
 
 
 class JournalStore(Protocol):
@@ -54,6 +69,7 @@ class JournalStore(Protocol):
         snapshots: Mapping[str, tuple[int, Encoded]],
         entries: Sequence[tuple[str, int, Encoded]],
         dropped: Iterable[str],
+        rounds: Mapping[str, RoundsFrom],
     ) -> None: ...
 
     def load_journal(
@@ -67,16 +83,18 @@ class Journal:
 
     A room records a snapshot of itself when a round starts or its seats or settings change,
     and a small entry for every bid in between: the cost is per action, never per room per
-    second. A failed write is logged and retried with what came after it; nothing is lost
-    while the process lives.
+    second. The rounds its game has finished go beside the snapshot, each once, so that a
+    snapshot stays the same size all game long. A failed write is logged and retried with
+    what came after it; nothing is lost while the process lives.
     """
 
     def __init__(self, store: JournalStore, interval: float = 0.1) -> None:
         self._store = store
         self._interval = interval
         self._snapshots: dict[str, tuple[int, Encoded]] = {}
-        self._rounds: dict[str, tuple[Game, int, bytes]] = {}  # each room's, encoded
         self._entries: dict[str, list[tuple[int, Encoded]]] = {}
+        self._rounds: dict[str, RoundsFrom] = {}
+        self._rounds_kept: dict[str, tuple[Game, int]] = {}  # each room's game, rounds buffered
         self._dropped: set[str] = set()
         self._pending = asyncio.Event()
         self._writing = asyncio.Lock()
@@ -87,36 +105,42 @@ class Journal:
         if entry is not None:
             self._entries.setdefault(room.room_id, []).append((rev, _encoded(entry)))
         else:
-            rounds = self._finished_rounds(room.room_id, room.game)
-            self._snapshots[room.room_id] = (rev, _encoded(encode_room(saved_room(room), rounds)))
+            self._keep_rounds(room.room_id, room.game)
+            saved = encode_room(saved_room(room), ROUNDS_BESIDE)
+            self._snapshots[room.room_id] = (rev, _encoded(saved))
             self._entries.pop(room.room_id, None)
         self._pending.set()
 
-    def _finished_rounds(self, room_id: str, game: Game | None) -> orjson.Fragment | None:
-        """`game`'s finished rounds as one JSON array, encoding only those it did not encode
-        for the room's last snapshot: a snapshot costs the same in round 30 as in round 1."""
+    def _keep_rounds(self, room_id: str, game: Game | None) -> None:
+        """Buffer the rounds `game` finished since the room's last snapshot; all of them for
+        a game this journal has not seen (a new one, a restored one), which replace whatever
+        the store holds of the room; none, and the store's go, once the game is over."""
+        known, count = self._rounds_kept.get(room_id, (None, 0))
         if game is None:
-            self._rounds.pop(room_id, None)
-            return None
-        known, count, encoded = self._rounds.get(room_id, (game, 0, b""))
-        if known is not game:  # a new game (a rematch, a restore)
-            count, encoded = 0, b""
-        for record in game.rounds[count:]:
-            encoded += (b"," if encoded else b"") + orjson.dumps(record.to_dict())
-        self._rounds[room_id] = (game, len(game.rounds), encoded)
-        return orjson.Fragment(b"[" + encoded + b"]")
+            if self._rounds_kept.pop(room_id, None) is not None:
+                self._add_rounds(room_id, (1, []))
+            return
+        if known is not game:
+            count = 0
+        if known is not game or len(game.rounds) > count:
+            records = [_encoded(record.to_dict()) for record in game.rounds[count:]]
+            self._add_rounds(room_id, (count + 1, records))
+        self._rounds_kept[room_id] = (game, len(game.rounds))
+
+    def _add_rounds(self, room_id: str, newer: RoundsFrom) -> None:
+        older = self._rounds.get(room_id)
+        self._rounds[room_id] = newer if older is None else _after(older, newer)
 
     def forget(self, room_id: str) -> None:
         """Another instance holds the room now: what this one buffered of it is stale."""
+        self._rounds_kept.pop(room_id, None)
         self._rounds.pop(room_id, None)
         self._snapshots.pop(room_id, None)
         self._entries.pop(room_id, None)
 
     def drop(self, room_id: str) -> None:
         """The room is gone: forget it here and in the store."""
-        self._rounds.pop(room_id, None)
-        self._snapshots.pop(room_id, None)
-        self._entries.pop(room_id, None)
+        self.forget(room_id)
         self._dropped.add(room_id)
         self._pending.set()
 
@@ -133,13 +157,14 @@ class Journal:
         async with self._writing:
             self._pending.clear()
             snapshots, entries, dropped = self._snapshots, self._entries, self._dropped
-            if not (snapshots or entries or dropped):
+            rounds = self._rounds
+            if not (snapshots or entries or dropped or rounds):
                 return True
-            self._snapshots, self._entries, self._dropped = {}, {}, set()
+            self._snapshots, self._entries, self._dropped, self._rounds = {}, {}, set(), {}
             rows = [(room, rev, data) for room, kept in entries.items() for rev, data in kept]
-            batch = (snapshots, entries, dropped)
+            batch = (snapshots, entries, dropped, rounds)
             write = asyncio.ensure_future(
-                asyncio.to_thread(self._store.write_journal, snapshots, rows, dropped)
+                asyncio.to_thread(self._store.write_journal, snapshots, rows, dropped, rounds)
             )
             started = time.perf_counter()
             try:
@@ -157,6 +182,7 @@ class Journal:
         snapshots: dict[str, tuple[int, Encoded]],
         entries: dict[str, list[tuple[int, Encoded]]],
         dropped: set[str],
+        rounds: dict[str, RoundsFrom],
     ) -> bool:
         """Whether the batch was written; if not, it is logged and kept for the next try."""
         error = write.exception()
@@ -164,7 +190,7 @@ class Journal:
             return True
         metrics.JOURNAL_FAILURES.inc()
         logger.error("could not write the journal of %d rooms", len(snapshots), exc_info=error)
-        self._keep(snapshots, entries, dropped)
+        self._keep(snapshots, entries, dropped, rounds)
         return False
 
     def _keep(
@@ -172,8 +198,13 @@ class Journal:
         snapshots: dict[str, tuple[int, Encoded]],
         entries: dict[str, list[tuple[int, Encoded]]],
         dropped: set[str],
+        rounds: dict[str, RoundsFrom],
     ) -> None:
         """Put a failed batch back in front of what was buffered while it was being written."""
+        for room_id, older in rounds.items():  # later snapshots count on them: all go back
+            if room_id not in self._dropped:
+                newer = self._rounds.get(room_id)
+                self._rounds[room_id] = older if newer is None else _after(older, newer)
         for room_id in set(snapshots) | set(entries):
             if room_id in self._snapshots or room_id in self._dropped:
                 continue  # superseded meanwhile

@@ -23,6 +23,7 @@ TABLES = {
     "rounds",
     "room_snapshots",
     "room_journal",
+    "room_rounds",
     "room_leases",
     "instances",
 }

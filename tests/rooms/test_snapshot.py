@@ -160,11 +160,12 @@ async def test_bids_are_journal_entries_and_round_ends_snapshots(
     assert store.snapshot(room.room_id) == encode_room(saved_room(room))
 
 
-async def test_every_snapshot_holds_all_finished_rounds_across_a_rematch(
+async def test_every_snapshot_gets_all_finished_rounds_back_across_a_rematch(
     registry: Registry, store: MemoryStore
 ) -> None:
-    """The journal encodes each finished round once and reuses it in later snapshots: what it
-    stores must still be the whole room, round after round, and a rematch starts afresh."""
+    """The journal writes each finished round once, beside the snapshot (which stays the same
+    size all game): what the store gives back must still be the whole room, round after
+    round, and a rematch starts afresh."""
     rng = random.Random(8)
     room, conns = await table(registry, 3)
     for game in range(2):
@@ -178,6 +179,9 @@ async def test_every_snapshot_holds_all_finished_rounds_across_a_rematch(
             await room.settle()  # the game's end: its save sets `game_id`
             await registry.flush()
             assert store.snapshot(room.room_id) == encode_room(saved_room(room))
+            assert orjson.loads(store.snapshots[room.room_id][1])["game"]["rounds"] == []
+            assert room.game is not None
+            assert len(store.rounds[room.room_id]) == len(room.game.rounds)
             checked += 1
         assert checked >= 5 and room.game is not None and len(room.game.rounds) == checked
         if game == 0:
@@ -299,6 +303,7 @@ async def test_unreadable_snapshots_are_logged_and_deleted(
         },
         [("badbid0000", 2, {"bid": [0, 0, 7]})],
         [],
+        {},
     )
     caplog.set_level(logging.ERROR)
     registry2, _ = await restarted(clock, store)
@@ -338,6 +343,29 @@ async def test_a_failed_write_is_logged_and_retried(
     assert store.snapshot(room.room_id) == encode_room(saved_room(room))
 
 
+async def test_rounds_of_failed_writes_land_with_the_next_one(
+    registry: Registry, clock: ManualScheduler, store: MemoryStore
+) -> None:
+    rng = random.Random(4)
+    room, conns = await table(registry, 3)
+    await registry.flush()
+    store.fail = True
+    for _ in range(2):  # two round ends, each flushed into a failing store
+        number = conns[0].state["round"]["number"]
+        while conns[0].state["round"]["number"] == number:
+            await play(room, conns, 1, rng)
+        await registry.flush()
+    store.fail = False
+    await play(room, conns, 1, rng)  # a bid after the last snapshot
+    await registry.flush()
+    assert room.game is not None and len(room.game.rounds) == 2
+    registry2, _ = await restarted(clock, store)
+    restored = registry2.get(room.room_id)
+    assert restored is not None and restored.game is not None
+    assert [r.to_dict() for r in restored.game.rounds] == [r.to_dict() for r in room.game.rounds]
+    assert restored.game.round == room.game.round  # the bid after the snapshot too
+
+
 class GatedStore(MemoryStore):
     """The first journal write waits for the test to open the gate; every write logs the
     seq of the snapshots it holds."""
@@ -353,11 +381,12 @@ class GatedStore(MemoryStore):
         snapshots: Mapping[str, tuple[int, orjson.Fragment]],
         entries: Sequence[tuple[str, int, orjson.Fragment]],
         dropped: Iterable[str],
+        rounds: Mapping[str, tuple[int, Sequence[orjson.Fragment]]],
     ) -> None:
         self.calls += 1
         if self.calls == 1:
             assert self.gate.wait(5)
-        super().write_journal(snapshots, entries, dropped)
+        super().write_journal(snapshots, entries, dropped, rounds)
         self.seqs.extend(orjson.loads(orjson.dumps(data))["seq"] for _, data in snapshots.values())
 
 
