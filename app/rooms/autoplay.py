@@ -47,10 +47,11 @@ def calza_candidates(game: Game, seats: Seats) -> list[Seat]:
     if round_ is None or round_.standing is None:
         return []
     bidder = round_.standing.seat
-    order = sorted(seats.numbers(), key=lambda number: (number <= bidder, number))
-    return [
-        seats[number] for number in order if seats[number].automated and game.options(number).calza
-    ]
+    automated = sorted(
+        (seat for seat in seats if seat.automated),
+        key=lambda seat: (seat.number <= bidder, seat.number),
+    )
+    return [seat for seat in automated if game.options(seat.number).calza]
 
 
 def calza_caller(game: Game, seats: Seats, rng: random.Random) -> Seat | None:

@@ -52,8 +52,15 @@ class Seats:
     """The seats of one room by number, and who hosts."""
 
     def __init__(self, seats: Iterable[Seat] = (), host: int | None = None) -> None:
-        self._seats = {seat.number: seat for seat in seats}
+        self._seats: dict[int, Seat] = {}
+        self._in_order: tuple[Seat, ...] = ()  # every broadcast walks them: sorted once
+        for seat in seats:
+            self._put(seat)
         self.host = host
+
+    def _put(self, seat: Seat) -> None:
+        self._seats[seat.number] = seat
+        self._in_order = tuple(sorted(self._seats.values(), key=lambda seat: seat.number))
 
     def __len__(self) -> int:
         return len(self._seats)
@@ -66,10 +73,10 @@ class Seats:
 
     def __iter__(self) -> Iterator[Seat]:
         """The seats in seat order."""
-        return iter([self._seats[number] for number in sorted(self._seats)])
+        return iter(self._in_order)
 
     def numbers(self) -> list[int]:
-        return sorted(self._seats)
+        return [seat.number for seat in self._in_order]
 
     def get(self, number: int) -> Seat | None:
         return self._seats.get(number)
@@ -115,7 +122,7 @@ class Seats:
         if fold(name) in taken:
             raise ProtocolError("name_taken", f"Someone here is already called {name}.")
         seat = Seat(self.first_free(max_players), name, secrets.token_urlsafe(TOKEN_BYTES))
-        self._seats[seat.number] = seat
+        self._put(seat)
         if self.host is None:
             self.host = seat.number
         return seat
@@ -127,12 +134,14 @@ class Seats:
         names = [f"Bot {n}" for n in BOT_NAMES if fold(f"Bot {n}") not in taken]
         name = rng.choice(names) if names else f"Bot {number + 1}"
         seat = Seat(number, name, None, level=level)
-        self._seats[number] = seat
+        self._put(seat)
         return seat
 
     def free(self, number: int) -> Seat:
         """Empty a seat; its token stops working."""
-        return self._seats.pop(number)
+        seat = self._seats.pop(number)
+        self._in_order = tuple(other for other in self._in_order if other is not seat)
+        return seat
 
     def kick(self, number: int) -> Seat:
         """The host frees someone else's seat."""
