@@ -1,8 +1,11 @@
 """The WebSocket protocol `perudo serve` runs: uvicorn's sans-I/O `websockets` protocol, with
-two changes.
+three changes.
 
 - A text frame of invalid UTF-8 is closed with 1007 quietly: the stock protocol logs a
   traceback for it, and no input may put one in our log.
+- Reading the socket pauses once `ws_max_queue` received messages wait for the app, as that
+  setting says; the stock protocol paused and resumed reading around every message (two
+  calls into the event loop and its system calls, for each message a player sends).
 - It offers the app a direct send (the ASGI scope's extension `DIRECT_SEND`): a text frame
   written to the socket at once, in the caller's step. The ASGI `send` goes through four
   coroutines (Starlette's state checks, its exception wrappers, uvicorn's) and the
@@ -70,12 +73,22 @@ class SansIOProtocol(WebSocketsSansIOProtocol):
         return True
 
     def send_receive_event_to_app(self) -> None:
-        if self.curr_msg_data_type == "text" and not self.close_sent:
+        """Queue the message just received for the app (text decoded once), pausing reading
+        while `ws_max_queue` of them wait (`receive` resumes it once they are all taken)."""
+        data = self.frames[0] if len(self.frames) == 1 else b"".join(self.frames)
+        self.frames = []
+        if self.close_sent:
+            return  # past our close: read on until the peer's close comes back
+        if self.curr_msg_data_type == "text":
             try:
-                b"".join(self.frames).decode()
+                text = data.decode()
             except UnicodeDecodeError:
-                self.frames = []
                 self.conn.send_close(CloseCode.INVALID_FRAME_PAYLOAD_DATA)
                 self.handle_parser_exception()
                 return
-        super().send_receive_event_to_app()
+            self.queue.put_nowait({"type": "websocket.receive", "text": text})
+        else:
+            self.queue.put_nowait({"type": "websocket.receive", "bytes": data})
+        if not self.read_paused and self.queue.qsize() >= self.config.ws_max_queue:
+            self.read_paused = True
+            self.transport.pause_reading()

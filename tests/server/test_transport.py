@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import socket
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -60,8 +61,32 @@ class DirectApp:
         self.answers.append(("closed", send_now([b"late"])))
 
 
+class SlowReader:
+    """A WebSocket app that lets messages pile up before it reads them, noting the protocol's
+    queue and reading state."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[int, bool]] = []  # (messages waiting, reading paused)
+        self.received: list[str] = []
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "websocket":
+            return
+        await receive()
+        await send({"type": "websocket.accept"})
+        protocol = scope["extensions"][DIRECT_SEND]["send"].__self__
+        while protocol.queue.qsize() < 4:
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.4)  # the client sends the rest of its ten meanwhile
+        self.seen.append((protocol.queue.qsize(), protocol.read_paused))
+        while len(self.received) < 10:
+            self.received.append((await receive())["text"])
+        self.seen.append((protocol.queue.qsize(), protocol.read_paused))
+        await send({"type": "websocket.send", "text": "done"})
+
+
 @contextlib.contextmanager
-def serving(app: DirectApp, *, deflate: bool) -> Iterator[str]:
+def serving(app: Any, *, deflate: bool) -> Iterator[str]:
     """`app` under uvicorn with our protocol, in a thread, at the yielded URL."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -72,6 +97,7 @@ def serving(app: DirectApp, *, deflate: bool) -> Iterator[str]:
         port=port,
         ws=SansIOProtocol,
         ws_per_message_deflate=deflate,
+        ws_max_queue=4,
         log_level="warning",
         lifespan="off",
     )
@@ -116,3 +142,14 @@ def test_no_direct_send_is_offered_when_frames_are_compressed() -> None:
     with serving(app, deflate=True) as url, connect(url, proxy=None) as ws:
         assert ws.recv(timeout=5) == "through ASGI"
     assert app.answers == [("offered", False)]
+
+
+def test_reading_pauses_once_four_messages_wait_and_nothing_is_lost() -> None:
+    app = SlowReader()
+    with serving(app, deflate=False) as url, connect(url, proxy=None) as ws:
+        for number in range(10):  # one read each: a message read is queued whatever comes
+            ws.send(str(number))
+            time.sleep(0.02)
+        assert ws.recv(timeout=5) == "done"
+    assert app.received == [str(number) for number in range(10)]
+    assert app.seen == [(4, True), (0, False)]
