@@ -94,7 +94,7 @@ class Journal:
         self._snapshots: dict[str, tuple[int, Encoded]] = {}
         self._entries: dict[str, list[tuple[int, Encoded]]] = {}
         self._rounds: dict[str, RoundsFrom] = {}
-        self._rounds_kept: dict[str, tuple[Game, int]] = {}  # each room's game, rounds buffered
+        self._rounds_buffered: dict[str, tuple[Game, int]] = {}  # a room's game, its rounds so far
         self._dropped: set[str] = set()
         self._pending = asyncio.Event()
         self._writing = asyncio.Lock()
@@ -105,19 +105,19 @@ class Journal:
         if entry is not None:
             self._entries.setdefault(room.room_id, []).append((rev, _encoded(entry)))
         else:
-            self._keep_rounds(room.room_id, room.game)
+            self._buffer_rounds(room.room_id, room.game)
             saved = encode_room(saved_room(room), ROUNDS_BESIDE)
             self._snapshots[room.room_id] = (rev, _encoded(saved))
             self._entries.pop(room.room_id, None)
         self._pending.set()
 
-    def _keep_rounds(self, room_id: str, game: Game | None) -> None:
+    def _buffer_rounds(self, room_id: str, game: Game | None) -> None:
         """Buffer the rounds `game` finished since the room's last snapshot; all of them for
         a game this journal has not seen (a new one, a restored one), which replace whatever
-        the store holds of the room; none, and the store's go, once the game is over."""
-        known, count = self._rounds_kept.get(room_id, (None, 0))
+        the store holds of the room; with no game (back in the lobby), the store's go."""
+        known, count = self._rounds_buffered.get(room_id, (None, 0))
         if game is None:
-            if self._rounds_kept.pop(room_id, None) is not None:
+            if self._rounds_buffered.pop(room_id, None) is not None:
                 self._add_rounds(room_id, (1, []))
             return
         if known is not game:
@@ -125,7 +125,7 @@ class Journal:
         if known is not game or len(game.rounds) > count:
             records = [_encoded(record.to_dict()) for record in game.rounds[count:]]
             self._add_rounds(room_id, (count + 1, records))
-        self._rounds_kept[room_id] = (game, len(game.rounds))
+        self._rounds_buffered[room_id] = (game, len(game.rounds))
 
     def _add_rounds(self, room_id: str, newer: RoundsFrom) -> None:
         older = self._rounds.get(room_id)
@@ -133,7 +133,7 @@ class Journal:
 
     def forget(self, room_id: str) -> None:
         """Another instance holds the room now: what this one buffered of it is stale."""
-        self._rounds_kept.pop(room_id, None)
+        self._rounds_buffered.pop(room_id, None)
         self._rounds.pop(room_id, None)
         self._snapshots.pop(room_id, None)
         self._entries.pop(room_id, None)
