@@ -53,7 +53,10 @@ class SansIOProtocol(WebSocketsSansIOProtocol):
     async def run_asgi(self) -> None:
         if not self.conn.extensions:  # no per-message deflate: frames go out as they are
             self.scope["extensions"][DIRECT_SEND] = {"send": self.send_now}
-        await super().run_asgi()
+        try:
+            await super().run_asgi()
+        finally:  # the scope holds a method of this protocol, which holds the scope: a cycle
+            self.scope["extensions"].pop(DIRECT_SEND, None)  # that would outlive the socket
 
     def send_now(self, payloads: Sequence[bytes]) -> bool:
         """Write a text frame of each payload (UTF-8), all in one write, now, if the ASGI send

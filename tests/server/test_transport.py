@@ -36,12 +36,14 @@ class DirectApp:
 
     def __init__(self) -> None:
         self.answers: list[tuple[str, bool]] = []
+        self.scopes: list[dict[str, Any]] = []
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "websocket":
             return
         assert (await receive())["type"] == "websocket.connect"
         await send({"type": "websocket.accept"})
+        self.scopes.append(scope)
         if DIRECT_SEND not in scope["extensions"]:
             self.answers.append(("offered", False))
             await send({"type": "websocket.send", "text": "through ASGI"})
@@ -153,3 +155,21 @@ def test_reading_pauses_once_four_messages_wait_and_nothing_is_lost() -> None:
         assert ws.recv(timeout=5) == "done"
     assert app.received == [str(number) for number in range(10)]
     assert app.seen == [(4, True), (0, False)]
+
+
+def test_a_finished_socket_leaves_no_cycle_through_its_direct_send() -> None:
+    """The scope holds the direct send, a method of the protocol, which holds the scope: the
+    protocol takes it back when the app is done, or every closed socket would wait for a full
+    garbage collection (frozen ones for far longer)."""
+    app = DirectApp()
+    with serving(app, deflate=False) as url:
+        with connect(url, proxy=None, max_size=None) as ws:
+            for _ in range(len(SIZES) + 4):
+                ws.recv(timeout=5)
+            ws.send("bye")
+            with pytest.raises(ConnectionClosed):
+                ws.recv(timeout=5)
+        deadline = time.monotonic() + 5
+        while DIRECT_SEND in app.scopes[0]["extensions"] and time.monotonic() < deadline:
+            time.sleep(0.01)
+    assert DIRECT_SEND not in app.scopes[0]["extensions"]
