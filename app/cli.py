@@ -12,7 +12,7 @@ from app import garbage
 from app.config import Settings
 from app.logs import log_config
 from app.protocol import MAX_FRAME_BYTES
-from app.transport import SansIOProtocol
+from app.transport import HttpProtocol, SansIOProtocol
 
 WS_MAX_QUEUE = 4
 GIL_SWITCH_SECONDS = 0.001
@@ -33,7 +33,7 @@ def serve(host: str, port: int) -> None:
         port=port,
         workers=1,
         loop="uvloop",
-        http="httptools",
+        http=HttpProtocol,
         ws=SansIOProtocol,
         ws_max_size=MAX_FRAME_BYTES,  # larger text frames are closed with 1009
         ws_max_queue=WS_MAX_QUEUE,

@@ -1,5 +1,8 @@
-"""The WebSocket protocol `perudo serve` runs: uvicorn's sans-I/O `websockets` protocol, with
-three changes.
+"""The protocols `perudo serve` runs. HTTP is uvicorn's httptools protocol, which lets go of
+its parser once it hands a socket over to the WebSocket protocol: the parser holds the
+protocol, and the pair outlived every upgrade as a reference cycle (with `app.garbage`
+freezing survivors, often until the next full collection). The WebSocket protocol is uvicorn's
+sans-I/O `websockets` protocol, with three changes.
 
 - A text frame of invalid UTF-8 is closed with 1007 quietly: the stock protocol logs a
   traceback for it, and no input may put one in our log.
@@ -21,6 +24,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Callable, Sequence
 
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.protocol import State
 
@@ -45,6 +49,14 @@ def text_frame(payload: bytes) -> bytes:
     else:
         header = _LONG.pack(_TEXT_FIN, 127, size)
     return header + payload
+
+
+class HttpProtocol(HttpToolsProtocol):
+    """uvicorn's httptools protocol, without the cycle an upgraded socket left behind."""
+
+    def handle_websocket_upgrade(self) -> None:
+        super().handle_websocket_upgrade()
+        self.parser = None  # type: ignore[assignment]  # as uvicorn does when a socket closes
 
 
 class SansIOProtocol(WebSocketsSansIOProtocol):

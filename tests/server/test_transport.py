@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import socket
 import threading
 import time
+import weakref
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 import uvicorn
@@ -17,7 +19,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.frames import Frame, Opcode
 from websockets.sync.client import connect
 
-from app.transport import DIRECT_SEND, SansIOProtocol, text_frame
+from app.transport import DIRECT_SEND, HttpProtocol, SansIOProtocol, text_frame
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -88,7 +90,13 @@ class SlowReader:
 
 
 @contextlib.contextmanager
-def serving(app: Any, *, deflate: bool) -> Iterator[str]:
+def serving(
+    app: Any,
+    *,
+    deflate: bool,
+    http: type[HttpProtocol] = HttpProtocol,
+    ws: type[SansIOProtocol] = SansIOProtocol,
+) -> Iterator[str]:
     """`app` under uvicorn with our protocol, in a thread, at the yielded URL."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -97,7 +105,8 @@ def serving(app: Any, *, deflate: bool) -> Iterator[str]:
         app,
         host="127.0.0.1",
         port=port,
-        ws=SansIOProtocol,
+        http=http,
+        ws=ws,
         ws_per_message_deflate=deflate,
         ws_max_queue=4,
         log_level="warning",
@@ -173,3 +182,47 @@ def test_a_finished_socket_leaves_no_cycle_through_its_direct_send() -> None:
         while DIRECT_SEND in app.scopes[0]["extensions"] and time.monotonic() < deadline:
             time.sleep(0.01)
     assert DIRECT_SEND not in app.scopes[0]["extensions"]
+
+
+class CountedHttp(HttpProtocol):
+    alive: ClassVar[weakref.WeakSet[HttpProtocol]] = weakref.WeakSet()
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.alive.add(self)
+
+
+class CountedWs(SansIOProtocol):
+    alive: ClassVar[weakref.WeakSet[SansIOProtocol]] = weakref.WeakSet()
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.alive.add(self)
+
+
+class Greeter:
+    """Says hello, then waits for the client to go."""
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "websocket":
+            await receive()
+            await send({"type": "websocket.accept"})
+            await send({"type": "websocket.send", "text": "hello"})
+            await receive()
+
+
+def test_closed_sockets_are_freed_by_reference_counting_alone() -> None:
+    """No reference cycle outlives a WebSocket: not the HTTP protocol it was upgraded from,
+    not its own (a frozen cycle would wait for a full collection)."""
+    with serving(Greeter(), deflate=False, http=CountedHttp, ws=CountedWs) as url:
+        gc.disable()
+        try:
+            for _ in range(5):
+                with connect(url, proxy=None) as ws:
+                    assert ws.recv(timeout=5) == "hello"
+            deadline = time.monotonic() + 5
+            while (CountedHttp.alive or CountedWs.alive) and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert (len(CountedHttp.alive), len(CountedWs.alive)) == (0, 0)
+        finally:
+            gc.enable()
