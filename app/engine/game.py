@@ -363,7 +363,7 @@ class Game:
         return list(self.players)
 
     def active_seats(self) -> list[int]:
-        return [seat for seat, player in self.players.items() if player.count]  # not out
+        return [seat for seat, player in self.players.items() if not player.out]
 
     def total_dice(self) -> int:
         return sum(player.count for player in self.players.values())

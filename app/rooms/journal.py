@@ -127,9 +127,13 @@ class Journal:
             self._add_rounds(room_id, (count + 1, records))
         self._rounds_buffered[room_id] = (game, len(game.rounds))
 
-    def _add_rounds(self, room_id: str, newer: RoundsFrom) -> None:
-        older = self._rounds.get(room_id)
-        self._rounds[room_id] = newer if older is None else _after(older, newer)
+    def _add_rounds(self, room_id: str, rounds: RoundsFrom, *, in_front: bool = False) -> None:
+        """Buffer `rounds` after what the room's buffer holds (`in_front`: before it, for a
+        failed batch put back)."""
+        held = self._rounds.get(room_id)
+        if held is not None:
+            rounds = _after(rounds, held) if in_front else _after(held, rounds)
+        self._rounds[room_id] = rounds
 
     def forget(self, room_id: str) -> None:
         """Another instance holds the room now: what this one buffered of it is stale."""
@@ -203,8 +207,7 @@ class Journal:
         """Put a failed batch back in front of what was buffered while it was being written."""
         for room_id, older in rounds.items():  # later snapshots count on them: all go back
             if room_id not in self._dropped:
-                newer = self._rounds.get(room_id)
-                self._rounds[room_id] = older if newer is None else _after(older, newer)
+                self._add_rounds(room_id, older, in_front=True)
         for room_id in set(snapshots) | set(entries):
             if room_id in self._snapshots or room_id in self._dropped:
                 continue  # superseded meanwhile

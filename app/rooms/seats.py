@@ -52,15 +52,13 @@ class Seats:
     """The seats of one room by number, and who hosts."""
 
     def __init__(self, seats: Iterable[Seat] = (), host: int | None = None) -> None:
-        self._seats: dict[int, Seat] = {}
-        self._in_order: tuple[Seat, ...] = ()  # every broadcast walks them: sorted once
-        for seat in seats:
-            self._put(seat)
+        self._seats = {seat.number: seat for seat in seats}
+        self._sort()
         self.host = host
 
-    def _put(self, seat: Seat) -> None:
-        self._seats[seat.number] = seat
-        self._in_order = tuple(sorted(self._seats.values(), key=lambda seat: seat.number))
+    def _sort(self) -> None:
+        """Every broadcast walks the seats in order: sort them when they change, not then."""
+        self._in_order = tuple(self._seats[number] for number in sorted(self._seats))
 
     def __len__(self) -> int:
         return len(self._seats)
@@ -122,7 +120,8 @@ class Seats:
         if fold(name) in taken:
             raise ProtocolError("name_taken", f"Someone here is already called {name}.")
         seat = Seat(self.first_free(max_players), name, secrets.token_urlsafe(TOKEN_BYTES))
-        self._put(seat)
+        self._seats[seat.number] = seat
+        self._sort()
         if self.host is None:
             self.host = seat.number
         return seat
@@ -134,13 +133,14 @@ class Seats:
         names = [f"Bot {n}" for n in BOT_NAMES if fold(f"Bot {n}") not in taken]
         name = rng.choice(names) if names else f"Bot {number + 1}"
         seat = Seat(number, name, None, level=level)
-        self._put(seat)
+        self._seats[number] = seat
+        self._sort()
         return seat
 
     def free(self, number: int) -> Seat:
         """Empty a seat; its token stops working."""
         seat = self._seats.pop(number)
-        self._in_order = tuple(other for other in self._in_order if other is not seat)
+        self._sort()
         return seat
 
     def kick(self, number: int) -> Seat:
