@@ -2,8 +2,11 @@
 its parser once it hands a socket over to the WebSocket protocol: the parser holds the
 protocol, and the pair outlived every upgrade as a reference cycle (with `app.garbage`
 freezing survivors, often until the next full collection). The WebSocket protocol is uvicorn's
-sans-I/O `websockets` protocol, with three changes.
+sans-I/O `websockets` protocol, with four changes.
 
+- The kernel's send buffer of each WebSocket is capped (`SEND_BUFFER_BYTES`): a client that
+  stops reading is closed once the outbox fills, after a few hundred kilobytes, instead of
+  holding up to 4 MB of kernel memory first.
 - A text frame of invalid UTF-8 is closed with 1007 quietly: the stock protocol logs a
   traceback for it, and no input may put one in our log.
 - Reading the socket pauses once `ws_max_queue` received messages wait for the app, as that
@@ -21,7 +24,9 @@ sans-I/O `websockets` protocol, with three changes.
 
 from __future__ import annotations
 
+import socket
 import struct
+from asyncio import BaseTransport
 from collections.abc import Callable, Sequence
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
@@ -33,6 +38,10 @@ from app.protocol import CloseCode
 DIRECT_SEND = "perudo.direct_send"  # scope["extensions"][DIRECT_SEND]["send"]([utf8]) -> sent?
 DirectSend = Callable[[Sequence[bytes]], bool]
 
+# The kernel's send buffer of a WebSocket (it doubles it): Linux would grow it to 4 MB for a
+# client that stops reading, so such a client held megabytes of kernel memory and took that
+# long to reach the outbox limit (`app.ws.OUTBOX_LIMIT`) that closes it.
+SEND_BUFFER_BYTES = 64 * 1024
 _TEXT_FIN = 0x81  # FIN + opcode 1 (text); a server's frames are not masked
 _SHORT = struct.Struct("!BB")
 _MEDIUM = struct.Struct("!BBH")
@@ -61,6 +70,12 @@ class HttpProtocol(HttpToolsProtocol):
 
 class SansIOProtocol(WebSocketsSansIOProtocol):
     """uvicorn's `websockets-sansio` protocol with a quiet 1007 and a direct send."""
+
+    def connection_made(self, transport: BaseTransport) -> None:
+        sock = transport.get_extra_info("socket")
+        if sock is not None:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER_BYTES)
+        super().connection_made(transport)
 
     async def run_asgi(self) -> None:
         if not self.conn.extensions:  # no per-message deflate: frames go out as they are

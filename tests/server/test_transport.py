@@ -19,7 +19,13 @@ from websockets.exceptions import ConnectionClosed
 from websockets.frames import Frame, Opcode
 from websockets.sync.client import connect
 
-from app.transport import DIRECT_SEND, HttpProtocol, SansIOProtocol, text_frame
+from app.transport import (
+    DIRECT_SEND,
+    SEND_BUFFER_BYTES,
+    HttpProtocol,
+    SansIOProtocol,
+    text_frame,
+)
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -226,3 +232,29 @@ def test_closed_sockets_are_freed_by_reference_counting_alone() -> None:
             assert (len(CountedHttp.alive), len(CountedWs.alive)) == (0, 0)
         finally:
             gc.enable()
+
+
+class SendBufferProbe:
+    """Notes the kernel send buffer of its WebSocket."""
+
+    def __init__(self) -> None:
+        self.send_buffer = 0
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "websocket":
+            await receive()
+            await send({"type": "websocket.accept"})
+            protocol = scope["extensions"][DIRECT_SEND]["send"].__self__
+            sock = protocol.transport.get_extra_info("socket")
+            self.send_buffer = sock.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF)
+            await send({"type": "websocket.send", "text": "measured"})
+            await receive()
+
+
+def test_a_websockets_kernel_send_buffer_is_capped() -> None:
+    """So a client that stops reading reaches the outbox limit (and is closed) after a few
+    hundred kilobytes, not after the 4 MB Linux would let the buffer grow to."""
+    app = SendBufferProbe()
+    with serving(app, deflate=False) as url, connect(url, proxy=None) as ws:
+        assert ws.recv(timeout=5) == "measured"
+    assert SEND_BUFFER_BYTES <= app.send_buffer <= 2 * SEND_BUFFER_BYTES  # Linux doubles it
