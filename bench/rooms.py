@@ -1,13 +1,16 @@
 """The room layer alone: server CPU per action with no sockets, to see what the game costs.
 
 .venv/bin/python bench/rooms.py --rooms 200 --actions 50000
+.venv/bin/python bench/rooms.py --store sqlite     # with the real database behind it
 
 Rooms of six seats play real games through `Room.receive`, exactly as the WebSocket handler
 calls it (a typed message, under the room's lock), with connections that keep only their last
-frame and the journal writing to memory. Every figure is process CPU time per action: rules,
-validation, the `state` of every seat (views and encoding), timers, the journal's buffer and
-its batched writes. What `bench/load.py` measures on top of this is the transport: uvicorn,
-Starlette, the socket writes. Deterministic enough to compare two commits on a busy machine.
+frame and the journal writing to memory (`--store memory`) or to a fresh SQLite database
+through the server's own repository, finished games saved there too (`--store sqlite`). Every
+figure is process CPU time per action, all threads: rules, validation, the `state` of every
+seat (views and encoding), timers, the journal's buffer and its batched writes. What
+`bench/load.py` measures on top of this is the transport: uvicorn, Starlette, the socket writes.
+Deterministic enough to compare two commits on a busy machine.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import random
+import tempfile
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, cast
@@ -22,6 +26,9 @@ from typing import Any, cast
 import orjson
 from engine import random_action  # bench/ is on the path of a script run from it
 
+from app.db.migrate import upgrade
+from app.db.repository import GameRepository
+from app.db.session import make_engine
 from app.engine import Bid, Dudo
 from app.engine.game import Action
 from app.protocol import RoomMessage, RoomSettings, parse_client_message
@@ -54,14 +61,11 @@ class MemoryJournal:
         snapshots: Mapping[str, tuple[int, orjson.Fragment]],
         entries: Sequence[tuple[str, int, orjson.Fragment]],
         dropped: Iterable[str],
-        rounds: Mapping[str, tuple[int, Sequence[orjson.Fragment]]],
     ) -> None:
         for _, data in snapshots.values():
             self.bytes_written += len(orjson.dumps(data))
         for _, _, entry in entries:
             self.bytes_written += len(orjson.dumps(entry))
-        for _, records in rounds.values():
-            self.bytes_written += sum(len(orjson.dumps(record)) for record in records)
 
     def load_journal(
         self, room_id: str | None = None
@@ -110,22 +114,35 @@ async def play(
     return done
 
 
-async def measure(rooms: int, actions: int, seed: int) -> float:
-    store = MemoryJournal()
-    registry = Registry(
-        scheduler=ManualScheduler(0.0),
-        config=RoomConfig(bot_delay=1.0, disconnect_grace=20.0),
-        store=None,
-        lobby_ttl=600,
-        finished_ttl=600,
-        journal=Journal(store),
-    )
-    tables = [await seated_room(registry) for _ in range(rooms)]
-    rng = random.Random(seed)
-    await play(tables, registry, rooms * 10, rng)  # warm up: every room in play
-    started = time.process_time()
-    done = await play(tables, registry, actions, rng)
-    return (time.process_time() - started) / done
+async def measure(rooms: int, actions: int, seed: int, store: str) -> float:
+    with tempfile.TemporaryDirectory() as home:
+        games: GameRepository | None = None
+        if store == "sqlite":
+            url = f"sqlite:///{home}/perudo.db"
+            upgrade(url)
+            games = GameRepository(make_engine(url))
+        registry = Registry(
+            scheduler=ManualScheduler(0.0),
+            config=RoomConfig(bot_delay=1.0, disconnect_grace=20.0),
+            store=games,
+            lobby_ttl=600,
+            finished_ttl=600,
+            journal=Journal(games or MemoryJournal()),
+        )
+        tables = [await seated_room(registry) for _ in range(rooms)]
+        rng = random.Random(seed)
+        await play(tables, registry, rooms * 10, rng)  # warm up: every room in play
+        await settle(tables)
+        started = time.process_time()
+        done = await play(tables, registry, actions, rng)
+        await settle(tables)
+        return (time.process_time() - started) / done
+
+
+async def settle(tables: list[tuple[Room, list[LastFrame]]]) -> None:
+    """Wait for the finished games still being saved."""
+    for room, _ in tables:
+        await room.settle()
 
 
 def main() -> None:
@@ -134,9 +151,16 @@ def main() -> None:
     parser.add_argument("--actions", type=int, default=50_000)
     parser.add_argument("--repeat", type=int, default=3, help="runs; the best is reported")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--store", choices=("memory", "sqlite"), default="memory", help="where the journal goes"
+    )
     args = parser.parse_args()
-    runs = [asyncio.run(measure(args.rooms, args.actions, args.seed)) for _ in range(args.repeat)]
-    print(f"{args.rooms} rooms, {args.actions:,} actions a run, best of {args.repeat}:")
+    runs = [
+        asyncio.run(measure(args.rooms, args.actions, args.seed, args.store))
+        for _ in range(args.repeat)
+    ]
+    print(f"{args.rooms} rooms, {args.actions:,} actions a run, {args.store} store,", end=" ")
+    print(f"best of {args.repeat}:")
     print(f"room layer CPU per action: {min(runs) * 1e6:.0f} µs")
 
 

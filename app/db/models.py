@@ -202,16 +202,6 @@ class RoomJournalRow(Base):
     data: Mapped[dict[str, Any]] = mapped_column(Json)
 
 
-class RoomRoundRow(Base):
-    """A finished round of the game a live room is playing (its snapshot holds the rest)."""
-
-    __tablename__ = "room_rounds"
-
-    room_id: Mapped[str] = mapped_column(String(64), primary_key=True)
-    number: Mapped[int] = mapped_column(Integer, primary_key=True)
-    data: Mapped[dict[str, Any]] = mapped_column(Json)
-
-
 class InstanceRow(Base):
     """A running instance's heartbeat: its room leases hold while `expires_at` (unix seconds)
     is ahead (app/db/leases.py)."""

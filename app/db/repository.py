@@ -9,14 +9,13 @@ from datetime import UTC, datetime
 from typing import Any, cast
 
 import orjson
-from sqlalchemy import Engine, Table, bindparam, delete, insert, select, text
+from sqlalchemy import Engine, Table, delete, insert, select, text
 from sqlalchemy.orm import selectinload, sessionmaker
 
 from app.db.models import (
     GameRow,
     PlayerRow,
     RoomJournalRow,
-    RoomRoundRow,
     RoomSnapshotRow,
     RoundRow,
 )
@@ -29,11 +28,6 @@ SEATS = cast(Table, PlayerRow.__table__)
 ROUNDS = cast(Table, RoundRow.__table__)
 SNAPSHOTS = cast(Table, RoomSnapshotRow.__table__)
 JOURNAL = cast(Table, RoomJournalRow.__table__)
-LIVE_ROUNDS = cast(Table, RoomRoundRow.__table__)
-# A room's rounds from a number on make way for the ones a batch brings (executemany).
-_ROUNDS_FROM = delete(LIVE_ROUNDS).where(
-    LIVE_ROUNDS.c.room_id == bindparam("room"), LIVE_ROUNDS.c.number >= bindparam("first")
-)
 
 
 def new_game_id() -> str:
@@ -170,13 +164,10 @@ class GameRepository:
         snapshots: Mapping[str, tuple[int, orjson.Fragment]],
         entries: Sequence[tuple[str, int, orjson.Fragment]],
         dropped: Iterable[str],
-        rounds: Mapping[str, tuple[int, Sequence[orjson.Fragment]]],
     ) -> None:
         """One transaction: forget the `dropped` rooms; replace each room's snapshot by the
         new one (room_id -> (rev, data)) with the entries it supersedes; add the `entries`
-        (room_id, rev, data) recorded after their room's snapshot; replace a room's finished
-        rounds from number `first` on by the ones given (room_id -> (first, records); first
-        1: a new game). The data come encoded."""
+        (room_id, rev, data) recorded after their room's snapshot. The data come encoded."""
         gone = list(dropped)
         renewed = list(snapshots)
         now = datetime.now(UTC)
@@ -187,20 +178,6 @@ class GameRepository:
                 rooms = [*gone, *renewed]
                 connection.execute(delete(SNAPSHOTS).where(SNAPSHOTS.c.room_id.in_(rooms)))
                 connection.execute(delete(JOURNAL).where(JOURNAL.c.room_id.in_(rooms)))
-            if gone:
-                connection.execute(delete(LIVE_ROUNDS).where(LIVE_ROUNDS.c.room_id.in_(gone)))
-            if rounds:
-                connection.execute(
-                    _ROUNDS_FROM,
-                    [{"room": room, "first": first} for room, (first, _) in rounds.items()],
-                )
-                rows = [
-                    {"room_id": room, "number": number, "data": data}
-                    for room, (first, records) in rounds.items()
-                    for number, data in enumerate(records, start=first)
-                ]
-                if rows:
-                    connection.execute(insert(LIVE_ROUNDS), rows)
             if renewed:
                 connection.execute(
                     insert(SNAPSHOTS),
@@ -219,15 +196,12 @@ class GameRepository:
         self, room_id: str | None = None
     ) -> list[tuple[dict[str, Any], int, list[tuple[int, dict[str, Any]]]]]:
         """Every live room (or just `room_id`) as (its snapshot, the snapshot's rev, the
-        (rev, entry) pairs after it in order), oldest update first. A snapshot's game gets its
-        finished rounds back from their rows (one written before them holds its own)."""
+        (rev, entry) pairs after it in order), oldest update first."""
         snapshots = select(RoomSnapshotRow.room_id, RoomSnapshotRow.data, RoomSnapshotRow.rev)
         entries = select(RoomJournalRow.room_id, RoomJournalRow.rev, RoomJournalRow.data)
-        rounds = select(RoomRoundRow.room_id, RoomRoundRow.data)
         if room_id is not None:
             snapshots = snapshots.where(RoomSnapshotRow.room_id == room_id)
             entries = entries.where(RoomJournalRow.room_id == room_id)
-            rounds = rounds.where(RoomRoundRow.room_id == room_id)
         with self._sessions() as session:
             rows = session.execute(
                 snapshots.order_by(RoomSnapshotRow.updated_at, RoomSnapshotRow.room_id)
@@ -238,15 +212,6 @@ class GameRepository:
             for room_id, rev, data in journal:
                 if rev > snapshot_rev.get(room_id, rev):
                     later.setdefault(room_id, []).append((rev, data))
-            played: dict[str, list[dict[str, Any]]] = {}
-            for room_id, data in session.execute(
-                rounds.order_by(RoomRoundRow.room_id, RoomRoundRow.number)
-            ):
-                played.setdefault(room_id, []).append(data)
-        for row in rows:
-            game = row.data.get("game") if isinstance(row.data, dict) else None
-            if isinstance(game, dict) and row.room_id in played:
-                game["rounds"] = played[row.room_id]
         return [(row.data, row.rev, later.get(row.room_id, [])) for row in rows]
 
 

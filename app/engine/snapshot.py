@@ -23,10 +23,8 @@ from app.engine.game import (
 )
 
 
-def game_to_dict(game: Game, *, encoded_rounds: object = None) -> dict[str, Any]:
-    """The whole game as fresh lists, dicts, ints, strings, bools and None; with
-    `encoded_rounds` (the finished rounds as the caller encoded them before) in place of
-    `game.rounds`, whose records never change once made."""
+def game_to_dict(game: Game) -> dict[str, Any]:
+    """The whole game as fresh lists, dicts, ints, strings, bools and None."""
     round_ = game.round
     return {
         "settings": {
@@ -51,9 +49,7 @@ def game_to_dict(game: Game, *, encoded_rounds: object = None) -> dict[str, Any]
             else [[[seat, die] for seat, die in throw] for throw in round_.roll_off],
             "dice": [{"seat": seat, "dice": list(dice)} for seat, dice in round_.dice.items()],
         },
-        "rounds": [record.to_dict() for record in game.rounds]
-        if encoded_rounds is None
-        else encoded_rounds,
+        "rounds": [record.to_dict() for record in game.rounds],
         "last_result": None if game.last_result is None else game.last_result.to_dict(),
         "winner": game.winner,
         "eliminated": list(game.eliminated),

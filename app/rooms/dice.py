@@ -1,9 +1,11 @@
-"""The dice of live rooms: the operating system's secure random source, read in blocks."""
+"""The dice of live rooms: the operating system's secure random source, read in blocks; and
+the dice a journal replays, the faces it recorded."""
 
 from __future__ import annotations
 
 import os
 import random
+from collections.abc import Iterable
 
 BLOCK_BYTES = 512  # one system call rolls about 170 rounds of dice
 
@@ -46,3 +48,19 @@ class SecureDice(random.SystemRandom):
             self._used += 1
             if byte < limit:
                 return a + byte % width
+
+
+class RecordedDice(random.Random):
+    """Rolls the faces it was given, in order, and nothing else: a replayed deal comes out
+    as it was dealt. Asked for more than it holds, or for anything but a die, it raises
+    ValueError (the records do not fit the game)."""
+
+    def __init__(self, faces: Iterable[int]) -> None:
+        super().__init__(0)
+        self._faces = iter(faces)
+
+    def randint(self, a: int, b: int) -> int:
+        face = next(self._faces, None)
+        if (a, b) != (1, 6) or face is None or not 1 <= face <= 6:
+            raise ValueError("the recorded deal does not fit the game")
+        return face

@@ -1,5 +1,5 @@
-"""The journal of live rooms: a JSON snapshot of each room plus the bids made since, and the
-finished rounds of the game it plays, each written once.
+"""The journal of live rooms: a JSON snapshot of each room plus the actions played since,
+each with what it rolled.
 
 Restore = the latest snapshot + the journal after it. The promises: a clean stop loses
 nothing, a crash at most the last fraction of a second, and a restored room is always a
@@ -18,47 +18,69 @@ from typing import Any, Protocol
 import orjson
 
 from app import metrics
-from app.engine import Bid, Game
+from app.engine import Bid, Calza, Dudo, Game
+from app.engine.game import Action
 from app.engine.snapshot import strict_int
+from app.rooms.dice import RecordedDice
 from app.rooms.persistence import SavedRoom, Snapshotted, decode_room, encode_room, saved_room
 
 logger = logging.getLogger(__name__)
 
-Entry = dict[str, Any]  # one action after a snapshot: {"bid": [seat, quantity, face]}
+# One action after a snapshot: {"bid": [seat, quantity, face]}, or {"call": "dudo"|"calza",
+# "seat": seat, "deal": [[seat, [faces]], ...]} with the dice of the round the call dealt
+# (null when it ended the game): replayed, it rolls what was rolled.
+Entry = dict[str, Any]
 # What the buffer holds is JSON encoded as it is recorded: bytes, not a tree of dicts and
-# lists for the garbage collector to walk while they wait for the writer (with a snapshot
-# every round, those were most of what each young collection walked).
+# lists for the garbage collector to walk while they wait for the writer.
 Encoded = orjson.Fragment
-# A room's finished rounds from a number on: (first number, their records); first 1 when the
-# game is new, and the store drops whatever it held of the room's rounds from there.
-RoundsFrom = tuple[int, list[Encoded]]
-# What a snapshot says of its game's finished rounds: they are stored beside it, one row each.
-ROUNDS_BESIDE = orjson.Fragment(b"[]")
+# Entries a room may pile up after its snapshot; the next change is a snapshot instead, so a
+# restore replays at most this many actions (a few milliseconds) and the rows stay few.
+MAX_ENTRIES = 64
+CALLS: dict[str, Dudo | Calza] = {"dudo": Dudo(), "calza": Calza()}
 
 
-def bid_entry(seat: int, bid: Bid) -> Entry:
-    return {"bid": [seat, bid.quantity, bid.face]}
+def entry_of(seat: int, action: Action, game: Game) -> Entry:
+    """The entry of `action`, just played by `seat` in `game`."""
+    if isinstance(action, Bid):
+        return {"bid": [seat, action.quantity, action.face]}
+    round_ = game.round
+    return {
+        "call": "dudo" if isinstance(action, Dudo) else "calza",
+        "seat": seat,
+        "deal": None
+        if round_ is None
+        else [[dealt, list(faces)] for dealt, faces in round_.dice.items()],
+    }
 
 
 def replay(game: Game, entries: Iterable[Entry]) -> None:
-    """Apply the journal's bids after a snapshot; they roll nothing, so the game comes back
-    exactly as it was."""
+    """Apply the journal's actions after a snapshot, so the game comes back exactly as it
+    was. Bad or unfitting entries raise KeyError, TypeError, ValueError or RuleError."""
     for entry in entries:
-        seat, quantity, face = (strict_int(value) for value in entry["bid"])
-        game.apply(seat, Bid(quantity, face))
+        if "bid" in entry:
+            seat, quantity, face = (strict_int(value) for value in entry["bid"])
+            game.apply(seat, Bid(quantity, face))
+        else:
+            _replay_call(game, entry)
+
+
+def _replay_call(game: Game, entry: Entry) -> None:
+    """A dudo or calza, dealing the next round the dice its entry recorded."""
+    deal = entry["deal"]
+    dealt = None
+    if deal is not None:
+        dealt = {strict_int(seat): tuple(strict_int(f) for f in faces) for seat, faces in deal}
+    rolled, game.rng = game.rng, RecordedDice(f for faces in (dealt or {}).values() for f in faces)
+    try:
+        game.apply(strict_int(entry["seat"]), CALLS[entry["call"]])
+    finally:
+        game.rng = rolled
+    if (game.round.dice if game.round else None) != dealt:
+        raise ValueError("the recorded deal does not fit the game")
 
 
 def _encoded(data: Mapping[str, Any]) -> Encoded:
     return orjson.Fragment(orjson.dumps(data))
-
-
-def _after(older: RoundsFrom, newer: RoundsFrom) -> RoundsFrom:
-    """What the store needs of a room's rounds for `older`, then `newer`: the older records
-    before the newer ones' first number, then the newer (all the newer, from a new game)."""
-    (first, records), (then, later) = older, newer
-    if then <= first:
-        return newer
-    return first, records[: then - first] + later
 
 
 class JournalStore(Protocol):
@@ -69,7 +91,6 @@ class JournalStore(Protocol):
         snapshots: Mapping[str, tuple[int, Encoded]],
         entries: Sequence[tuple[str, int, Encoded]],
         dropped: Iterable[str],
-        rounds: Mapping[str, RoundsFrom],
     ) -> None: ...
 
     def load_journal(
@@ -81,11 +102,10 @@ class Journal:
     """The lasting changes of every room, buffered in memory and committed by one background
     writer in one transaction per batch (at most every `interval` seconds).
 
-    A room records a snapshot of itself when a round starts or its seats or settings change,
-    and a small entry for every bid in between: the cost is per action, never per room per
-    second. The rounds its game has finished go beside the snapshot, each once, so that a
-    snapshot stays the same size all game long. A failed write is logged and retried with
-    what came after it; nothing is lost while the process lives.
+    A room records a snapshot of itself when its seats or settings change or a game starts,
+    and a small entry for every action in between (at most `MAX_ENTRIES`, then a snapshot
+    again): the cost is per action, never per room per second. A failed write is logged and
+    retried with what came after it; nothing is lost while the process lives.
     """
 
     def __init__(self, store: JournalStore, interval: float = 0.1) -> None:
@@ -93,52 +113,28 @@ class Journal:
         self._interval = interval
         self._snapshots: dict[str, tuple[int, Encoded]] = {}
         self._entries: dict[str, list[tuple[int, Encoded]]] = {}
-        self._rounds: dict[str, RoundsFrom] = {}
-        self._rounds_buffered: dict[str, tuple[Game, int]] = {}  # a room's game, its rounds so far
+        self._since_snapshot: dict[str, int] = {}  # entries recorded after a room's snapshot
         self._dropped: set[str] = set()
         self._pending = asyncio.Event()
         self._writing = asyncio.Lock()
 
     def record(self, room: Snapshotted, rev: int, entry: Entry | None) -> None:
-        """Keep `entry` (a bid) as `room`'s change number `rev`, or, without one, a snapshot
-        of the whole room, which supersedes what it buffered before."""
-        if entry is not None:
-            self._entries.setdefault(room.room_id, []).append((rev, _encoded(entry)))
+        """Keep `entry` (an action) as `room`'s change number `rev`, or, without one or after
+        `MAX_ENTRIES`, a snapshot of the whole room, which supersedes what it buffered."""
+        room_id = room.room_id
+        since = self._since_snapshot.get(room_id, 0)
+        if entry is not None and since < MAX_ENTRIES:
+            self._entries.setdefault(room_id, []).append((rev, _encoded(entry)))
+            self._since_snapshot[room_id] = since + 1
         else:
-            self._buffer_rounds(room.room_id, room.game)
-            saved = encode_room(saved_room(room), ROUNDS_BESIDE)
-            self._snapshots[room.room_id] = (rev, _encoded(saved))
-            self._entries.pop(room.room_id, None)
+            self._snapshots[room_id] = (rev, _encoded(encode_room(saved_room(room))))
+            self._entries.pop(room_id, None)
+            self._since_snapshot[room_id] = 0
         self._pending.set()
-
-    def _buffer_rounds(self, room_id: str, game: Game | None) -> None:
-        """Buffer the rounds `game` finished since the room's last snapshot; all of them for
-        a game this journal has not seen (a new one, a restored one), which replace whatever
-        the store holds of the room; with no game (back in the lobby), the store's go."""
-        known, count = self._rounds_buffered.get(room_id, (None, 0))
-        if game is None:
-            if self._rounds_buffered.pop(room_id, None) is not None:
-                self._add_rounds(room_id, (1, []))
-            return
-        if known is not game:
-            count = 0
-        if known is not game or len(game.rounds) > count:
-            records = [_encoded(record.to_dict()) for record in game.rounds[count:]]
-            self._add_rounds(room_id, (count + 1, records))
-        self._rounds_buffered[room_id] = (game, len(game.rounds))
-
-    def _add_rounds(self, room_id: str, rounds: RoundsFrom, *, in_front: bool = False) -> None:
-        """Buffer `rounds` after what the room's buffer holds (`in_front`: before it, for a
-        failed batch put back)."""
-        held = self._rounds.get(room_id)
-        if held is not None:
-            rounds = _after(rounds, held) if in_front else _after(held, rounds)
-        self._rounds[room_id] = rounds
 
     def forget(self, room_id: str) -> None:
         """Another instance holds the room now: what this one buffered of it is stale."""
-        self._rounds_buffered.pop(room_id, None)
-        self._rounds.pop(room_id, None)
+        self._since_snapshot.pop(room_id, None)
         self._snapshots.pop(room_id, None)
         self._entries.pop(room_id, None)
 
@@ -161,14 +157,13 @@ class Journal:
         async with self._writing:
             self._pending.clear()
             snapshots, entries, dropped = self._snapshots, self._entries, self._dropped
-            rounds = self._rounds
-            if not (snapshots or entries or dropped or rounds):
+            if not (snapshots or entries or dropped):
                 return True
-            self._snapshots, self._entries, self._dropped, self._rounds = {}, {}, set(), {}
+            self._snapshots, self._entries, self._dropped = {}, {}, set()
             rows = [(room, rev, data) for room, kept in entries.items() for rev, data in kept]
-            batch = (snapshots, entries, dropped, rounds)
+            batch = (snapshots, entries, dropped)
             write = asyncio.ensure_future(
-                asyncio.to_thread(self._store.write_journal, snapshots, rows, dropped, rounds)
+                asyncio.to_thread(self._store.write_journal, snapshots, rows, dropped)
             )
             started = time.perf_counter()
             try:
@@ -186,7 +181,6 @@ class Journal:
         snapshots: dict[str, tuple[int, Encoded]],
         entries: dict[str, list[tuple[int, Encoded]]],
         dropped: set[str],
-        rounds: dict[str, RoundsFrom],
     ) -> bool:
         """Whether the batch was written; if not, it is logged and kept for the next try."""
         error = write.exception()
@@ -194,7 +188,7 @@ class Journal:
             return True
         metrics.JOURNAL_FAILURES.inc()
         logger.error("could not write the journal of %d rooms", len(snapshots), exc_info=error)
-        self._keep(snapshots, entries, dropped, rounds)
+        self._keep(snapshots, entries, dropped)
         return False
 
     def _keep(
@@ -202,12 +196,8 @@ class Journal:
         snapshots: dict[str, tuple[int, Encoded]],
         entries: dict[str, list[tuple[int, Encoded]]],
         dropped: set[str],
-        rounds: dict[str, RoundsFrom],
     ) -> None:
         """Put a failed batch back in front of what was buffered while it was being written."""
-        for room_id, older in rounds.items():  # later snapshots count on them: all go back
-            if room_id not in self._dropped:
-                self._add_rounds(room_id, older, in_front=True)
         for room_id in set(snapshots) | set(entries):
             if room_id in self._snapshots or room_id in self._dropped:
                 continue  # superseded meanwhile

@@ -69,9 +69,8 @@ def saved_room(room: Snapshotted) -> SavedRoom:
     )
 
 
-def encode_room(saved: SavedRoom, encoded_rounds: object = None) -> dict[str, Any]:
-    """`saved` in fresh JSON-compatible containers (at once: it holds live objects); the
-    game's finished rounds as `encoded_rounds` if given (see `game_to_dict`)."""
+def encode_room(saved: SavedRoom) -> dict[str, Any]:
+    """`saved` in fresh JSON-compatible containers (at once: it holds live objects)."""
     return {
         "version": SNAPSHOT_VERSION,
         "room_id": saved.room_id,
@@ -88,9 +87,7 @@ def encode_room(saved: SavedRoom, encoded_rounds: object = None) -> dict[str, An
             }
             for seat in saved.seats
         ],
-        "game": None
-        if saved.game is None
-        else game_to_dict(saved.game, encoded_rounds=encoded_rounds),
+        "game": None if saved.game is None else game_to_dict(saved.game),
         "game_id": saved.game_id,
         "game_no": saved.game_no,
         "started_at": saved.started_at,

@@ -9,13 +9,13 @@ import random
 from functools import partial
 
 from app import protocol as wire
-from app.engine import Bid, Calza, Event, Game, GameEnded, RoundEnded, RuleError
+from app.engine import Calza, Event, Game, GameEnded, RoundEnded, RuleError
 from app.engine.game import Action
 from app.protocol import CloseCode, ProtocolError, RoomSettings
 from app.rooms import autoplay, frames
 from app.rooms.clock import Scheduler
 from app.rooms.dice import SecureDice
-from app.rooms.journal import Entry, Journal, bid_entry
+from app.rooms.journal import Entry, Journal, entry_of
 from app.rooms.persistence import GameSaver, SavedRoom
 from app.rooms.ports import Connection, GameStore, RoomConfig
 from app.rooms.seats import Seat, Seats
@@ -50,7 +50,7 @@ class Room:
         self._rng = rng or SecureDice()
         self.closed = False
         self._journal, self._rev = journal, 0  # the number of its last recorded change
-        self._entry: Entry | None = None  # the bid this change records, if only a bid
+        self._entry: Entry | None = None  # the action this change records, if only an action
         self._autoplay = autoplay.Autoplayer(self, scheduler, config or RoomConfig(), self._rng)
 
     @classmethod
@@ -229,8 +229,7 @@ class Room:
             events = self._game.apply(number, action)
         except RuleError as exc:
             raise ProtocolError(exc.code, exc.message) from None
-        if isinstance(action, Bid):
-            self._entry = bid_entry(number, action)
+        self._entry = entry_of(number, action, self._game)
         self._after(events)
 
     # ----- the game's lifecycle ------------------------------------------------------------
@@ -267,19 +266,20 @@ class Room:
     def played_for(
         self, seat: Seat, reason: wire.AutoplayReason | None, action: Action, events: list[Event]
     ) -> None:
-        """A move the server made for `seat` (under the lock): a person's is announced."""
+        """A move the server made for `seat` (under the lock): a person's is announced (and
+        recorded with a snapshot: the seat may have just gone over to the bot)."""
         if reason is not None:
             message = frames.autoplayed_message(seat.number, reason, action)
             self._audience.broadcast(wire.encode(message))
             if seat.conn is None:
                 seat.missed += (message,)  # told on its return (`welcome`)
-        elif isinstance(action, Bid):
-            self._entry = bid_entry(seat.number, action)
+        elif self._game is not None:
+            self._entry = entry_of(seat.number, action, self._game)
         self._after(events)
         self._changed()
 
     def record(self) -> None:
-        """Record this room's last change in the journal: the bid it was, or a snapshot."""
+        """Record this room's last change in the journal: the action it was, or a snapshot."""
         if self._journal is not None:
             self._rev += 1
             self._journal.record(self, self._rev, self._entry)

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import json
 import logging
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import Engine, inspect, text
+from sqlalchemy import Engine, insert, inspect, select, text
 from sqlalchemy.engine import make_url
 
 from app.db.migrate import alembic_config, upgrade
-from app.db.models import Base
+from app.db.models import Base, RoomSnapshotRow
+from app.db.repository import GameRepository
 from app.db.session import SQLITE_BUSY_TIMEOUT_MS, make_engine
 
 TABLES = {
@@ -23,7 +26,6 @@ TABLES = {
     "rounds",
     "room_snapshots",
     "room_journal",
-    "room_rounds",
     "room_leases",
     "instances",
 }
@@ -63,6 +65,48 @@ def test_postgres_migrations_stay_in_their_own_schema(
             text("SELECT table_schema, table_name FROM information_schema.tables"),
         ).all()
     assert {name for owner, name in placed if owner == schema} == TABLES | {"alembic_version"}
+
+
+def test_0008_puts_a_rooms_finished_rounds_back_into_its_snapshot(database_url: str) -> None:
+    """Revision 0007 kept a live room's finished rounds as rows beside its snapshot; 0008
+    puts them back in the snapshot's game, and a downgrade leaves the snapshots readable."""
+    config = alembic_config(database_url)
+    command.upgrade(config, "0007")
+    engine = make_engine(database_url)
+    rounds = [{"number": 1, "result": {"loser": 0}}, {"number": 2, "result": {"loser": 1}}]
+    snapshots = {
+        "beside": {"room_id": "beside", "game": {"round": {"number": 3}, "rounds": []}},
+        "lobby": {"room_id": "lobby", "game": None},
+        "inline": {"room_id": "inline", "game": {"rounds": rounds[:1]}},  # written before 0007
+    }
+    try:
+        with engine.begin() as connection:
+            for room_id, data in snapshots.items():
+                connection.execute(
+                    insert(RoomSnapshotRow.__table__),
+                    {"room_id": room_id, "data": data, "updated_at": datetime.now(UTC), "rev": 1},
+                )
+            for number, data in enumerate(rounds, start=1):
+                connection.execute(
+                    text("INSERT INTO room_rounds (room_id, number, data) VALUES (:r, :n, :d)"),
+                    {"r": "beside", "n": number, "d": json.dumps(data)},
+                )
+        upgrade(database_url)
+        engine.dispose()
+        assert "room_rounds" not in inspect(engine).get_table_names()
+        stored = {data["room_id"]: data for data, _, _ in GameRepository(engine).load_journal()}
+        assert stored == snapshots | {
+            "beside": {"room_id": "beside", "game": {"round": {"number": 3}, "rounds": rounds}}
+        }
+
+        command.downgrade(config, "0007")
+        engine.dispose()
+        assert "room_rounds" in inspect(engine).get_table_names()
+        with engine.connect() as connection:
+            kept = connection.execute(select(RoomSnapshotRow.room_id, RoomSnapshotRow.data))
+            assert {room_id: data for room_id, data in kept} == stored
+    finally:
+        engine.dispose()
 
 
 def test_models_match_the_migrations(engine: Engine) -> None:

@@ -163,12 +163,11 @@ def test_the_journal_keeps_each_rooms_snapshot_and_the_entries_after_it(
     repo: GameRepository,
 ) -> None:
     assert repo.load_journal() == []
-    repo.write_journal({"room-a": (1, {"room_id": "room-a", "seats": [0]})}, [], [], {})
+    repo.write_journal({"room-a": (1, {"room_id": "room-a", "seats": [0]})}, [], [])
     repo.write_journal(
         {"room-b": (4, {"room_id": "room-b", "nested": {"x": [1]}})},
         [("room-a", 2, {"bid": [0, 3, 4]}), ("room-a", 3, {"bid": [1, 4, 4]})],
         [],
-        {},
     )
     assert sorted(repo.load_journal(), key=lambda room: room[0]["room_id"]) == [
         (
@@ -183,41 +182,7 @@ def test_the_journal_keeps_each_rooms_snapshot_and_the_entries_after_it(
         {"room-a": (3, {"room_id": "room-a", "seats": [0, 1]})},
         [("room-a", 4, {"bid": [0, 5, 4]})],
         ["room-b", "room-never-saved"],
-        {},
     )
     assert repo.load_journal() == [
         ({"room_id": "room-a", "seats": [0, 1]}, 3, [(4, {"bid": [0, 5, 4]})])
     ]
-
-
-def test_a_rooms_finished_rounds_are_rows_put_back_into_its_snapshots_game(
-    repo: GameRepository,
-) -> None:
-    def snapshot(rev: int, game: object) -> dict[str, tuple[int, object]]:
-        return {"room-r": (rev, {"room_id": "room-r", "game": game})}
-
-    def rounds(*numbers: int) -> list[dict[str, int]]:
-        return [{"number": number} for number in numbers]
-
-    repo.write_journal(snapshot(1, {"rounds": []}), [], [], {"room-r": (1, rounds(1))})
-    repo.write_journal(snapshot(2, {"rounds": []}), [], [], {"room-r": (2, rounds(2, 3))})
-    assert repo.load_journal("room-r") == [
-        ({"room_id": "room-r", "game": {"rounds": rounds(1, 2, 3)}}, 2, [])
-    ]
-    # a new game: its rounds replace the old game's, from number 1
-    repo.write_journal(snapshot(3, {"rounds": []}), [], [], {"room-r": (1, rounds(1))})
-    assert repo.load_journal()[0][0]["game"] == {"rounds": rounds(1)}
-    # a snapshot written before the rounds had rows keeps its own
-    repo.write_journal({"room-o": (1, {"game": {"rounds": rounds(1, 2)}})}, [], [], {})
-    assert {data.get("room_id"): data["game"] for data, _, _ in repo.load_journal()} == {
-        "room-r": {"rounds": rounds(1)},
-        None: {"rounds": rounds(1, 2)},
-    }
-    # back to the lobby, then the room is dropped: no rounds are left behind
-    repo.write_journal(snapshot(4, None), [], [], {"room-r": (1, [])})
-    assert repo.load_journal("room-r") == [({"room_id": "room-r", "game": None}, 4, [])]
-    repo.write_journal(snapshot(5, {"rounds": []}), [], [], {"room-r": (1, rounds(1))})
-    repo.write_journal({}, [], ["room-r", "room-o"], {})
-    assert repo.load_journal() == []
-    with repo._engine.connect() as connection:
-        assert connection.exec_driver_sql("SELECT count(*) FROM room_rounds").scalar() == 0

@@ -26,6 +26,7 @@ from websockets.sync.client import ClientConnection, connect
 
 from tests.faults.tcp_proxy import TcpProxy, proxy_to
 from tests.live_server import running_server
+from tests.stored_journal import holds
 from tests.ws.helpers import legal_move
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow, pytest.mark.timeout(240)]
@@ -132,34 +133,19 @@ def health(base: str) -> tuple[int, dict[str, Any], float]:
     return response.status_code, response.json(), time.monotonic() - started
 
 
-def journal(database: str) -> dict[str, tuple[dict[str, Any], int]]:
-    """Every room's stored snapshot and how many bids were journaled after it (read past the
-    proxy, straight from PostgreSQL)."""
+def journal(database: str) -> dict[str, tuple[dict[str, Any], list[dict[str, Any]]]]:
+    """Every room's stored snapshot and the entries journaled after it, in order (read past
+    the proxy, straight from PostgreSQL)."""
     with psycopg.connect(ADMIN.replace("dbname=test", f"dbname={database}")) as db:
         rows = db.execute("SELECT room_id, data, rev FROM room_snapshots").fetchall()
         found = {}
         for room_id, data, rev in rows:
-            (later,) = db.execute(  # type: ignore[misc]
-                "SELECT COUNT(*) FROM room_journal WHERE room_id = %s AND rev > %s",
+            later = db.execute(
+                "SELECT data FROM room_journal WHERE room_id = %s AND rev > %s ORDER BY rev",
                 (room_id, rev),
-            ).fetchone()
-            found[room_id] = (data, int(later))
+            ).fetchall()
+            found[room_id] = (data, [entry for (entry,) in later])
     return found
-
-
-def holds(state: dict[str, Any], entry: tuple[dict[str, Any], int] | None) -> bool:
-    """The journal entry of a room holds `state`: its round with every bid, or its lobby."""
-    if entry is None:
-        return False
-    data, later = entry
-    if state["round"] is None:
-        return data["game"] is None and len(data["seats"]) == len(state["players"])
-    round_ = data["game"]["round"] if data["game"] else None
-    return (
-        round_ is not None
-        and round_["number"] == state["round"]["number"]
-        and len(round_["bids"]) + later == len(state["round"]["bids"])
-    )
 
 
 def wait_for(check: Callable[[], bool], timeout: float, what: str) -> float:
@@ -225,7 +211,7 @@ def test_the_database_goes_away_and_comes_back(tmp_path: Path, fault_db: str) ->
 
             proxy.restore()
             landed = wait_for(
-                lambda: health(base)[0] == 200 and holds(before[0], journal(fault_db).get(duel)),
+                lambda: health(base)[0] == 200 and holds(before[0], *journal(fault_db)[duel]),
                 LAND_TIMEOUT,
                 "the duel's journal",
             )
@@ -234,7 +220,7 @@ def test_the_database_goes_away_and_comes_back(tmp_path: Path, fault_db: str) ->
             game_id = cid.state["game_id"]
             listed = httpx.get(f"{base}/api/games", timeout=10).json()["games"]
             assert game_id in [game["game_id"] for game in listed]
-            assert holds(dan.state, journal(fault_db).get(late))
+            assert holds(dan.state, *journal(fault_db)[late])
             wait_for(
                 lambda: journal(fault_db)[solo][0]["game_id"] == game_id,
                 RECV_TIMEOUT,

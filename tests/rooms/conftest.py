@@ -47,7 +47,6 @@ class MemoryStore:
         self.records: list[Mapping[str, Any]] = []
         self.snapshots: dict[str, tuple[int, bytes]] = {}
         self.entries: dict[str, list[tuple[int, bytes]]] = {}
-        self.rounds: dict[str, list[bytes]] = {}  # a room's finished rounds, from number 1
         self.writes = 0
         self.fail = False
 
@@ -62,18 +61,12 @@ class MemoryStore:
         snapshots: Mapping[str, tuple[int, orjson.Fragment]],
         entries: Sequence[tuple[str, int, orjson.Fragment]],
         dropped: Iterable[str],
-        rounds: Mapping[str, tuple[int, Sequence[orjson.Fragment]]],
     ) -> None:
         if self.fail:
             raise RuntimeError("database is down")
         for room_id in dropped:
             self.snapshots.pop(room_id, None)
             self.entries.pop(room_id, None)
-            self.rounds.pop(room_id, None)
-        for room_id, (first, records) in rounds.items():
-            kept = self.rounds.get(room_id, [])[: first - 1]
-            assert len(kept) == first - 1, "rounds written with a gap"
-            self.rounds[room_id] = kept + [orjson.dumps(record) for record in records]
         for room_id, (rev, data) in snapshots.items():
             self.snapshots[room_id] = (rev, orjson.dumps(data))
             self.entries[room_id] = [e for e in self.entries.get(room_id, []) if e[0] > rev]
@@ -95,10 +88,8 @@ class MemoryStore:
         ]
 
     def snapshot(self, room_id: str) -> dict[str, Any]:
-        """The stored snapshot of `room_id`, its game's finished rounds put back in it."""
+        """The stored snapshot of `room_id`."""
         data: dict[str, Any] = orjson.loads(self.snapshots[room_id][1])
-        if isinstance(data.get("game"), dict) and self.rounds.get(room_id):
-            data["game"]["rounds"] = [orjson.loads(record) for record in self.rounds[room_id]]
         return data
 
 

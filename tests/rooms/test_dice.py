@@ -1,4 +1,5 @@
-"""The rooms' dice: the system's secure source, read in blocks, still fair."""
+"""The rooms' dice: the system's secure source, read in blocks, still fair; and the dice a
+journal replays."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import random
 import pytest
 
 from app.rooms import dice
-from app.rooms.dice import SecureDice
+from app.rooms.dice import RecordedDice, SecureDice
 
 
 def test_every_face_comes_up_about_equally() -> None:
@@ -67,3 +68,14 @@ def test_it_cannot_be_seeded_into_repeating_itself() -> None:
     second.seed(1)
     assert isinstance(first, random.SystemRandom)
     assert [first.getrandbits(64) for _ in range(4)] != [second.getrandbits(64) for _ in range(4)]
+
+
+def test_recorded_dice_roll_what_they_were_given_and_nothing_else() -> None:
+    rng = RecordedDice([3, 6, 1])
+    assert [rng.randint(1, 6) for _ in range(3)] == [3, 6, 1]
+    with pytest.raises(ValueError):
+        rng.randint(1, 6)  # no more faces
+    with pytest.raises(ValueError):
+        RecordedDice([2]).randint(1, 20)  # not a die
+    with pytest.raises(ValueError):
+        RecordedDice([0]).randint(1, 6)  # not a face

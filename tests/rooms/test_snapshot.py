@@ -12,9 +12,10 @@ from typing import Any
 import orjson
 import pytest
 
+from app.engine.snapshot import game_to_dict
 from app.protocol import ProtocolError, RoomSettings
 from app.rooms import ManualScheduler, Registry, Room, RoomConfig
-from app.rooms.journal import Journal
+from app.rooms.journal import MAX_ENTRIES, Journal
 from app.rooms.persistence import encode_room, saved_room
 from tests.rooms.conftest import BOT_DELAY, GRACE, FakeConnection, MemoryStore, say, seated
 from tests.ws.helpers import legal_move
@@ -132,7 +133,7 @@ async def test_a_restart_gives_every_seat_its_game_back(
     assert store.snapshot(room.room_id)["game_id"] == "game1"  # kept until the room expires
 
 
-async def test_bids_are_journal_entries_and_round_ends_snapshots(
+async def test_actions_are_journal_entries_and_a_call_carries_the_dice_it_dealt(
     registry: Registry, clock: ManualScheduler, store: MemoryStore
 ) -> None:
     lobby = registry.create(RoomSettings())
@@ -154,41 +155,44 @@ async def test_bids_are_journal_entries_and_round_ends_snapshots(
     snapshot_rev = store.snapshots[room.room_id][0]
     assert [rev for rev, _ in store.entries[room.room_id]] == [snapshot_rev + 1, snapshot_rev + 2]
     assert store.snapshot(room.room_id) != encode_room(saved_room(room))  # bids not in it
-    await say(room, conns[conns[0].state["round"]["turn"]], type="dudo")
+    caller = conns[0].state["round"]["turn"]
+    await say(room, conns[caller], type="dudo")
     await registry.flush()
-    assert store.entries[room.room_id] == []  # the new round's snapshot supersedes them
-    assert store.snapshot(room.room_id) == encode_room(saved_room(room))
+    assert store.snapshots[room.room_id][0] == snapshot_rev  # no new snapshot for a round
+    (rev, data) = store.entries[room.room_id][-1]
+    assert rev == snapshot_rev + 3
+    assert room.game is not None and room.game.round is not None
+    dealt = [[seat, list(faces)] for seat, faces in room.game.round.dice.items()]
+    assert orjson.loads(data) == {"call": "dudo", "seat": caller, "deal": dealt}
+
+    registry2, _ = await restarted(clock, store)
+    room2 = registry2.get(room.room_id)
+    assert room2 is not None and room2.game is not None
+    assert game_to_dict(room2.game) == game_to_dict(room.game)  # the same dice, the same rounds
 
 
-async def test_every_snapshot_gets_all_finished_rounds_back_across_a_rematch(
-    registry: Registry, store: MemoryStore
+async def test_every_flush_restores_the_room_it_wrote_and_snapshots_come_every_max_entries(
+    registry: Registry, clock: ManualScheduler, store: MemoryStore
 ) -> None:
-    """The journal writes each finished round once, beside the snapshot (which stays the same
-    size all game): what the store gives back must still be the whole room, round after
-    round, and a rematch starts afresh."""
+    """Whole games, a rematch between them: after every move the stored journal gives back
+    the room as it is (dice, bids, finished rounds), replaying at most MAX_ENTRIES actions."""
     rng = random.Random(8)
-    room, conns = await table(registry, 3)
+    room, conns = await table(registry, 4)
+    snapshots, longest = set(), 0
     for game in range(2):
-        checked = 0
         while conns[0].state["phase"] == "playing":
-            rounds = conns[0].state["round"]["number"]
-            while conns[0].state["phase"] == "playing" and (
-                conns[0].state["round"]["number"] == rounds
-            ):
-                await play(room, conns, 1, rng)
-            await room.settle()  # the game's end: its save sets `game_id`
+            await play(room, conns, 1, rng)
             await registry.flush()
-            assert store.snapshot(room.room_id) == encode_room(saved_room(room))
-            assert orjson.loads(store.snapshots[room.room_id][1])["game"]["rounds"] == []
-            assert room.game is not None
-            assert len(store.rounds[room.room_id]) == len(room.game.rounds)
-            checked += 1
-        assert checked >= 5 and room.game is not None and len(room.game.rounds) == checked
+            (saved, _), *_ = await Journal(store).load(random.Random, clock.now(), room.room_id)
+            assert saved.game is not None and room.game is not None
+            assert game_to_dict(saved.game) == game_to_dict(room.game)
+            snapshots.add(store.snapshots[room.room_id][0])
+            longest = max(longest, len(store.entries[room.room_id]))
         if game == 0:
             await say(room, conns[0], type="rematch")
             await say(room, conns[0], type="start")
-            await registry.flush()
-            assert store.snapshot(room.room_id)["game"]["rounds"] == []
+    assert longest == MAX_ENTRIES  # reached, never passed
+    assert len(snapshots) >= 4  # the two starts, and a snapshot every MAX_ENTRIES actions
 
 
 async def test_a_dropped_room_loses_its_snapshot(
@@ -296,14 +300,29 @@ async def test_unreadable_snapshots_are_logged_and_deleted(
     bad_die = encode_room(saved_room(room)) | {"room_id": "baddie0000"}
     bad_die["game"]["round"]["dice"][0]["dice"][0] = 9
     bad_bid = good | {"room_id": "badbid0000"}
+    turn = good["game"]["round"]["turn"]
+    opening = {"bid": [turn, 1, 2]}  # always legal to open with
+    call = {"call": "dudo", "seat": 1 - turn}
+    unfit = {  # a call whose deal has too few dice, too many, a face of 7, none at all
+        f"baddeal00{n}": deal
+        for n, deal in enumerate([[[0, [1]], [1, [2]]], [[0, [1] * 5], [1, [2] * 6]], None])
+    } | {"baddeal003": [[0, [7] * 5], [1, [2] * 4]]}
     store.write_journal(
         {
             data["room_id"]: (1, data)
-            for data in (good | {"room_id": "oldformat0", "version": 0}, bad_die, bad_bid)
+            for data in (
+                good | {"room_id": "oldformat0", "version": 0},
+                bad_die,
+                bad_bid,
+                *(good | {"room_id": room_id} for room_id in unfit),
+            )
         },
-        [("badbid0000", 2, {"bid": [0, 0, 7]})],
+        [
+            ("badbid0000", 2, {"bid": [0, 0, 7]}),
+            *((room_id, 2, opening) for room_id in unfit),
+            *((room_id, 3, call | {"deal": deal}) for room_id, deal in unfit.items()),
+        ],
         [],
-        {},
     )
     caplog.set_level(logging.ERROR)
     registry2, _ = await restarted(clock, store)
@@ -312,6 +331,7 @@ async def test_unreadable_snapshots_are_logged_and_deleted(
     assert list(store.snapshots) == [room.room_id]
     assert sorted(r.getMessage() for r in caplog.records) == [
         "dropping the unreadable records of room 'badbid0000'",
+        *(f"dropping the unreadable records of room 'baddeal00{n}'" for n in range(4)),
         "dropping the unreadable records of room 'baddie0000'",
         "dropping the unreadable records of room 'oldformat0'",
     ]
@@ -343,7 +363,7 @@ async def test_a_failed_write_is_logged_and_retried(
     assert store.snapshot(room.room_id) == encode_room(saved_room(room))
 
 
-async def test_rounds_of_failed_writes_land_with_the_next_one(
+async def test_actions_of_failed_writes_land_with_the_next_one(
     registry: Registry, clock: ManualScheduler, store: MemoryStore
 ) -> None:
     rng = random.Random(4)
@@ -381,12 +401,11 @@ class GatedStore(MemoryStore):
         snapshots: Mapping[str, tuple[int, orjson.Fragment]],
         entries: Sequence[tuple[str, int, orjson.Fragment]],
         dropped: Iterable[str],
-        rounds: Mapping[str, tuple[int, Sequence[orjson.Fragment]]],
     ) -> None:
         self.calls += 1
         if self.calls == 1:
             assert self.gate.wait(5)
-        super().write_journal(snapshots, entries, dropped, rounds)
+        super().write_journal(snapshots, entries, dropped)
         self.seqs.extend(orjson.loads(orjson.dumps(data))["seq"] for _, data in snapshots.values())
 
 

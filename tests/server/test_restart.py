@@ -17,6 +17,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
 from tests.live_server import running_server
+from tests.stored_journal import holds
 from tests.ws.helpers import legal_move
 
 pytestmark = pytest.mark.timeout(120)
@@ -71,22 +72,23 @@ def play(players: list[Player], moves: int, rng: random.Random) -> None:
             player.next_state()
 
 
-def stored(home: Path, room_id: str) -> tuple[dict[str, Any], int] | None:
-    """The room's snapshot in the server's SQLite file and the bids journaled after it."""
+def stored(home: Path, room_id: str) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
+    """The room's snapshot in the server's SQLite file and the entries journaled after it."""
     with closing(sqlite3.connect(home / "data" / "perudo.db")) as db:
         row = db.execute(
             "SELECT data, rev FROM room_snapshots WHERE room_id = ?", (room_id,)
         ).fetchone()
         if row is None:
             return None
-        (later,) = db.execute(
-            "SELECT COUNT(*) FROM room_journal WHERE room_id = ? AND rev > ?", (room_id, row[1])
-        ).fetchone()
-    return json.loads(row[0]), int(later)
+        later = db.execute(
+            "SELECT data FROM room_journal WHERE room_id = ? AND rev > ? ORDER BY rev",
+            (room_id, row[1]),
+        ).fetchall()
+    return json.loads(row[0]), [json.loads(entry) for (entry,) in later]
 
 
 def wait_until_stored(
-    home: Path, room_id: str, check: Callable[[dict[str, Any], int], bool]
+    home: Path, room_id: str, check: Callable[[dict[str, Any], list[dict[str, Any]]], bool]
 ) -> None:
     deadline = time.monotonic() + FLUSH_TIMEOUT
     while True:
@@ -97,15 +99,9 @@ def wait_until_stored(
         time.sleep(0.05)
 
 
-def holds_round(state: dict[str, Any]) -> Callable[[dict[str, Any], int], bool]:
+def holds_round(state: dict[str, Any]) -> Callable[[dict[str, Any], list[dict[str, Any]]], bool]:
     """The journal holds `state`'s round with all its bids."""
-    number, bids = state["round"]["number"], len(state["round"]["bids"])
-
-    def check(snapshot: dict[str, Any], later: int) -> bool:
-        round_ = snapshot["game"] and snapshot["game"]["round"]
-        return bool(round_) and round_["number"] == number and len(round_["bids"]) + later == bids
-
-    return check
+    return lambda snapshot, entries: holds(state, snapshot, entries)
 
 
 def the_game(state: dict[str, Any]) -> dict[str, Any]:
