@@ -173,6 +173,10 @@ class RoundState:
     bids: list[PlacedBid] = field(default_factory=list)
     roll_off: RollOff | None = None
     dice: dict[int, tuple[int, ...]] = field(default_factory=dict)
+    total_dice: int = field(init=False)  # every die dealt: nobody leaves during a round
+
+    def __post_init__(self) -> None:
+        self.total_dice = sum(len(faces) for faces in self.dice.values())
 
     @property
     def palifico(self) -> bool:
@@ -366,6 +370,8 @@ class Game:
         return [seat for seat, player in self.players.items() if not player.out]
 
     def total_dice(self) -> int:
+        if self.round is not None:
+            return self.round.total_dice
         return sum(player.count for player in self.players.values())
 
     def places(self) -> dict[int, int]:
