@@ -7,12 +7,16 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 
 
-def test_the_room_benchmark_plays_and_reports_cpu_per_action() -> None:
+@pytest.mark.parametrize("store", ["memory", "sqlite"])
+def test_the_room_benchmark_plays_and_reports_cpu_per_action(store: str) -> None:
+    command = ["rooms.py", "--rooms", "3", "--actions", "300", "--repeat", "1", "--store", store]
     done = subprocess.run(
-        [sys.executable, "rooms.py", "--rooms", "3", "--actions", "300", "--repeat", "1"],
+        [sys.executable, *command],
         cwd=BENCH,
         capture_output=True,
         text=True,
@@ -20,6 +24,7 @@ def test_the_room_benchmark_plays_and_reports_cpu_per_action() -> None:
         check=False,
     )
     assert done.returncode == 0, done.stderr
+    assert f"{store} store" in done.stdout
     found = re.search(r"room layer CPU per action: (\d+) µs", done.stdout)
     assert found is not None, done.stdout
     assert int(found.group(1)) > 0
