@@ -594,6 +594,7 @@ class Game:
         number = len(self.rounds) + 1
         if palifico_seat is not None:
             self.players[palifico_seat].palifico_used = True
+        roll = self.rng.randint  # a die per call, as `_roll_die`: 30 of them in a hurry
         self.round = RoundState(
             number=number,
             opener=opener,
@@ -601,7 +602,7 @@ class Game:
             palifico_seat=palifico_seat,
             roll_off=roll_off,
             dice={
-                seat: tuple(self._roll_die() for _ in range(player.count))
+                seat: tuple([roll(1, 6) for _ in range(player.count)])
                 for seat, player in self.players.items()
                 if not player.out
             },
