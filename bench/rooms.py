@@ -3,6 +3,12 @@
 .venv/bin/python bench/rooms.py --rooms 200 --actions 50000
 .venv/bin/python bench/rooms.py --store sqlite     # with the real database behind it
 
+Instructions instead of seconds, the same on a busy machine (two runs, the difference is
+3,000 actions; dice from the seed, so both play the same games):
+
+valgrind --tool=callgrind --callgrind-out-file=/dev/null .venv/bin/python bench/rooms.py \
+    --rooms 50 --actions 3000 --repeat 1 --seeded-dice          # then --actions 6000
+
 Rooms of six seats play real games through `Room.receive`, exactly as the WebSocket handler
 calls it (a typed message, under the room's lock), with connections that keep only their last
 frame and the journal writing to memory (`--store memory`) or to a fresh SQLite database
@@ -17,10 +23,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import random
 import tempfile
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, cast
 
 import orjson
@@ -33,6 +40,7 @@ from app.engine import Bid, Dudo
 from app.engine.game import Action
 from app.protocol import RoomMessage, RoomSettings, parse_client_message
 from app.rooms import ManualScheduler, Registry, Room, RoomConfig
+from app.rooms.dice import SecureDice
 from app.rooms.journal import Entry, Journal
 
 
@@ -114,7 +122,7 @@ async def play(
     return done
 
 
-async def measure(rooms: int, actions: int, seed: int, store: str) -> float:
+async def measure(rooms: int, actions: int, seed: int, store: str, seeded_dice: bool) -> float:
     with tempfile.TemporaryDirectory() as home:
         games: GameRepository | None = None
         if store == "sqlite":
@@ -128,6 +136,7 @@ async def measure(rooms: int, actions: int, seed: int, store: str) -> float:
             lobby_ttl=600,
             finished_ttl=600,
             journal=Journal(games or MemoryJournal()),
+            dice=seeded(seed) if seeded_dice else SecureDice,
         )
         tables = [await seated_room(registry) for _ in range(rooms)]
         rng = random.Random(seed)
@@ -137,6 +146,12 @@ async def measure(rooms: int, actions: int, seed: int, store: str) -> float:
         done = await play(tables, registry, actions, rng)
         await settle(tables)
         return (time.process_time() - started) / done
+
+
+def seeded(seed: int) -> Callable[[], random.Random]:
+    """Dice for each new room from seeds counted up from `seed`: the same games every run."""
+    seeds = itertools.count(seed)
+    return lambda: random.Random(next(seeds))
 
 
 async def settle(tables: list[tuple[Room, list[LastFrame]]]) -> None:
@@ -154,9 +169,14 @@ def main() -> None:
     parser.add_argument(
         "--store", choices=("memory", "sqlite"), default="memory", help="where the journal goes"
     )
+    parser.add_argument(
+        "--seeded-dice",
+        action="store_true",
+        help="roll from --seed instead of the system's source: the same games every run",
+    )
     args = parser.parse_args()
     runs = [
-        asyncio.run(measure(args.rooms, args.actions, args.seed, args.store))
+        asyncio.run(measure(args.rooms, args.actions, args.seed, args.store, args.seeded_dice))
         for _ in range(args.repeat)
     ]
     print(f"{args.rooms} rooms, {args.actions:,} actions a run, {args.store} store,", end=" ")

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import random
 import secrets
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from enum import Enum
 from typing import Final
 
@@ -57,6 +58,7 @@ class Registry:
         journal: Journal | None = None,
         ownership: Ownership | None = None,
         reclaimer: Reclaimer | None = None,
+        dice: Callable[[], random.Random] = SecureDice,
     ) -> None:
         self.scheduler = scheduler
         self._config = config
@@ -68,6 +70,7 @@ class Registry:
         self.ownership = ownership
         self._opening = asyncio.Lock()
         self._reclaimer = reclaimer if reclaimer is not None else Reclaimer()
+        self._dice = dice  # each room's own dice, new or restored
 
     def create(self, settings: RoomSettings) -> Room:
         room_id = new_room_id()
@@ -80,6 +83,7 @@ class Registry:
             config=self._config,
             store=self._store,
             journal=self.journal,
+            rng=self._dice(),
         )
         room.record()  # a shared link works from now on, whatever happens to this process
         self._rooms[room_id] = room
@@ -112,7 +116,7 @@ class Registry:
                 return room
             if not await self.ownership.take(room_id):
                 return ELSEWHERE
-            stored = await self.journal.load(SecureDice, self.scheduler.now(), room_id)
+            stored = await self.journal.load(self._dice, self.scheduler.now(), room_id)
             if not stored:
                 await self.ownership.release([room_id])
                 return None
@@ -196,7 +200,7 @@ class Registry:
         if self.journal is None:
             return 0
         restored = 0
-        for saved, rev in await self.journal.load(SecureDice, self.scheduler.now()):
+        for saved, rev in await self.journal.load(self._dice, self.scheduler.now()):
             if self.ownership is None or await self.ownership.take(saved.room_id):
                 self._bring_back(saved, rev)
                 restored += 1

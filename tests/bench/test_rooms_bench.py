@@ -12,9 +12,10 @@ import pytest
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 
 
-@pytest.mark.parametrize("store", ["memory", "sqlite"])
-def test_the_room_benchmark_plays_and_reports_cpu_per_action(store: str) -> None:
+@pytest.mark.parametrize(("store", "dice"), [("memory", []), ("sqlite", ["--seeded-dice"])])
+def test_the_room_benchmark_plays_and_reports_cpu_per_action(store: str, dice: list[str]) -> None:
     command = ["rooms.py", "--rooms", "3", "--actions", "300", "--repeat", "1", "--store", store]
+    command += dice
     done = subprocess.run(
         [sys.executable, *command],
         cwd=BENCH,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import random
 import threading
 from collections.abc import Callable
 from datetime import datetime
@@ -215,3 +216,29 @@ async def test_a_save_that_lands_after_the_room_closed_changes_nothing(
     await closing
     assert store.records  # the game itself is kept
     assert room.seq == seq and host.state["game_id"] is None
+
+
+async def test_a_registry_rolls_each_new_room_with_the_dice_it_is_given(
+    clock: ManualScheduler,
+) -> None:
+    """The dice are injected: a registry given seeded dice deals the same games every time."""
+
+    async def first_deal(seed: int) -> dict[int, tuple[int, ...]]:
+        registry = Registry(
+            scheduler=clock,
+            config=RoomConfig(),
+            store=None,
+            lobby_ttl=600,
+            finished_ttl=300,
+            dice=lambda: random.Random(seed),
+        )
+        room = registry.create(RoomSettings())
+        host = FakeConnection()
+        await say(room, host, type="join", name="Ana")
+        await say(room, host, type="add_bot")
+        await say(room, host, type="start")
+        assert room.game is not None and room.game.round is not None
+        return room.game.round.dice
+
+    assert await first_deal(7) == await first_deal(7)
+    assert await first_deal(7) != await first_deal(8)
