@@ -196,6 +196,9 @@ class RoomJournalRow(Base):
     """One action of a live room after its snapshot (`rev` above the snapshot's)."""
 
     __tablename__ = "room_journal"
+    # Small rows, written one per action: in SQLite, the primary key is the table itself (one
+    # B-tree to update, not a table and its index: a third less CPU per row).
+    __table_args__ = ({"sqlite_with_rowid": False},)
 
     room_id: Mapped[str] = mapped_column(String(64), primary_key=True)
     rev: Mapped[int] = mapped_column(Integer, primary_key=True)

@@ -15,7 +15,7 @@ from sqlalchemy import Engine, insert, inspect, select, text
 from sqlalchemy.engine import make_url
 
 from app.db.migrate import alembic_config, upgrade
-from app.db.models import Base, RoomSnapshotRow
+from app.db.models import Base, RoomJournalRow, RoomSnapshotRow
 from app.db.repository import GameRepository
 from app.db.session import SQLITE_BUSY_TIMEOUT_MS, make_engine
 
@@ -105,6 +105,37 @@ def test_0008_puts_a_rooms_finished_rounds_back_into_its_snapshot(database_url: 
         with engine.connect() as connection:
             kept = connection.execute(select(RoomSnapshotRow.room_id, RoomSnapshotRow.data))
             assert {room_id: data for room_id, data in kept} == stored
+    finally:
+        engine.dispose()
+
+
+def test_0009_keeps_the_journal_in_its_primary_key_on_sqlite(database_url: str) -> None:
+    """SQLite's journal becomes a WITHOUT ROWID table and back, its rows kept; PostgreSQL's
+    does not change."""
+    config = alembic_config(database_url)
+    command.upgrade(config, "0008")
+    engine = make_engine(database_url)
+    entry = {"room_id": "room-j", "rev": 7, "data": {"bid": [0, 3, 4]}}
+
+    def stored() -> tuple[list[tuple[object, ...]], bool]:
+        with engine.connect() as connection:
+            rows = [tuple(row) for row in connection.execute(select(RoomJournalRow.__table__))]
+            if engine.dialect.name != "sqlite":
+                return rows, False
+            ddl = connection.exec_driver_sql(
+                "SELECT sql FROM sqlite_master WHERE name = 'room_journal'"
+            ).scalar()
+        return rows, "WITHOUT ROWID" in str(ddl)
+
+    try:
+        with engine.begin() as connection:
+            connection.execute(insert(RoomJournalRow.__table__), entry)
+        kept = [("room-j", 7, {"bid": [0, 3, 4]})]
+        assert stored() == (kept, False)
+        upgrade(database_url)
+        assert stored() == (kept, engine.dialect.name == "sqlite")
+        command.downgrade(config, "0008")
+        assert stored() == (kept, False)
     finally:
         engine.dispose()
 
