@@ -12,13 +12,7 @@ import orjson
 from sqlalchemy import Engine, Table, delete, insert, select, text
 from sqlalchemy.orm import selectinload, sessionmaker
 
-from app.db.models import (
-    GameRow,
-    PlayerRow,
-    RoomJournalRow,
-    RoomSnapshotRow,
-    RoundRow,
-)
+from app.db.models import GameRow, PlayerRow, RoomJournalRow, RoomSnapshotRow, RoundRow
 from app.db.stats import Calls, count_game, name_key, tally_calls
 
 GAME_ID_BYTES = 8  # 64 random bits, 11 URL-safe characters

@@ -214,6 +214,7 @@ class Registry:
             store=self._store,
             journal=self.journal,
             rev=rev,
+            rng=self._dice(),
         )
         self._rooms[room.room_id] = room
         logger.info("room restored", extra={"event": "restored", "room": room.room_id})

@@ -63,10 +63,20 @@ class Room:
         store: GameStore | None = None,
         journal: Journal | None = None,
         rev: int = 0,
+        rng: random.Random | None = None,
     ) -> Room:
         """The room `saved` describes as of its change `rev`, nobody connected, its timers
-        armed from now; it records itself afresh, so a later restore counts `seq` on."""
-        room = cls(saved.room_id, saved.settings, scheduler=scheduler, config=config, store=store)
+        armed from now; it records itself afresh, so a later restore counts `seq` on. Like a
+        new room, it has one set of dice: its game's, or `rng` in the lobby."""
+        dice = saved.game.rng if saved.game is not None else rng
+        room = cls(
+            saved.room_id,
+            saved.settings,
+            scheduler=scheduler,
+            config=config,
+            store=store,
+            rng=dice,
+        )
         room._journal, room._rev = journal, rev
         room._seats = Seats(saved.seats, saved.host)
         room._game, room._game_id, room._game_no = saved.game, saved.game_id, saved.game_no
