@@ -8,6 +8,7 @@ import sqlite3
 import time
 from collections.abc import Callable
 from contextlib import ExitStack, closing
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -99,11 +100,6 @@ def wait_until_stored(
         time.sleep(0.05)
 
 
-def holds_round(state: dict[str, Any]) -> Callable[[dict[str, Any], list[dict[str, Any]]], bool]:
-    """The journal holds `state`'s round with all its bids."""
-    return lambda snapshot, entries: holds(state, snapshot, entries)
-
-
 def the_game(state: dict[str, Any]) -> dict[str, Any]:
     """What the restart must keep: seats, own dice, bids, turn, host, settings."""
     return {
@@ -132,7 +128,7 @@ def test_a_game_survives_a_server_restart(tmp_path: Path) -> None:
                 player.next_state()
             play(players, 6, rng)
             assert players[0].state["phase"] == "playing"
-            wait_until_stored(tmp_path, room_id, holds_round(players[0].state))  # while running
+            wait_until_stored(tmp_path, room_id, partial(holds, players[0].state))  # while running
             before = [player.state for player in players]
             results = list(players[0].results)
         for player in players:  # stopping the server closed the sockets
