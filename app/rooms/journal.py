@@ -23,6 +23,7 @@ from app.engine.game import Action
 from app.engine.snapshot import strict_int
 from app.rooms.dice import RecordedDice
 from app.rooms.persistence import SavedRoom, Snapshotted, decode_room, encode_room, saved_room
+from app.rooms.writer import in_writer
 
 logger = logging.getLogger(__name__)
 
@@ -163,7 +164,7 @@ class Journal:
             rows = [(room, rev, data) for room, kept in entries.items() for rev, data in kept]
             batch = (snapshots, entries, dropped)
             write = asyncio.ensure_future(
-                asyncio.to_thread(self._store.write_journal, snapshots, rows, dropped)
+                in_writer(self._store.write_journal, snapshots, rows, dropped)
             )
             started = time.perf_counter()
             try:

@@ -22,6 +22,7 @@ from app.protocol import RoomSettings
 from app.rooms.frames import Shown
 from app.rooms.ports import GameStore
 from app.rooms.seats import Seat
+from app.rooms.writer import in_writer
 
 logger = logging.getLogger(__name__)
 
@@ -190,7 +191,7 @@ class GameSaver:
         try:
             while True:
                 try:
-                    game_id = await asyncio.to_thread(store.save_game, record)
+                    game_id = await in_writer(store.save_game, record)
                     break
                 except Exception:
                     if not held and GameSaver.unsaved >= MAX_UNSAVED_GAMES:

@@ -1,0 +1,23 @@
+"""The one thread that writes to the database: the journal's batches and the finished games.
+
+One thread rather than the default executor's several: the writes go through one pooled
+connection, whose page cache stays warm (SQLite), and they never wait for each other's
+database lock or fight over the GIL. Reads (restores) keep the default executor.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
+from typing import TypeVar
+
+T = TypeVar("T")
+
+_WRITER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="database-writer")
+
+
+async def in_writer(write: Callable[..., T], *args: object) -> T:
+    """`write(*args)` in the writer thread, after every write asked for before it."""
+    return await asyncio.get_running_loop().run_in_executor(_WRITER, partial(write, *args))
