@@ -4,7 +4,7 @@ response model, so `/docs` shows the real API."""
 from __future__ import annotations
 
 import time
-from collections import defaultdict, deque
+from collections import deque
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, HTTPException, Query, Request, Response
@@ -147,21 +147,41 @@ async def database_away(request: Request, error: Exception) -> JSONResponse:
 
 
 class CreationLimiter:
-    """Rooms created per client address within the last minute (PERUDO_ROOMS_PER_MINUTE)."""
+    """Rooms created per client address within the last minute (PERUDO_ROOMS_PER_MINUTE).
+
+    Only the last minute's creations are held: an address whose creations are all older is
+    forgotten, so the addresses seen over a server's life do not pile up.
+    """
 
     def __init__(self) -> None:
-        self._created: defaultdict[str, deque[float]] = defaultdict(deque)
+        self._created: dict[str, deque[float]] = {}  # per address, oldest first
+        self._order: deque[tuple[float, str]] = deque()  # every address's, oldest first
+
+    def __len__(self) -> int:
+        """Addresses with a creation in the last minute."""
+        return len(self._created)
 
     def retry_after(self, address: str, per_minute: int) -> int | None:
-        """Seconds until `address` may create a room, or None (and the creation is counted)."""
+        """Seconds until `address` may create a room, or None (and, under a limit, the creation
+        is counted)."""
         now = time.monotonic()
-        times = self._created[address]
-        while times and times[0] <= now - CREATION_WINDOW:
-            times.popleft()
-        if per_minute and len(times) >= per_minute:
+        self._forget_before(now - CREATION_WINDOW)
+        if not per_minute:
+            return None
+        times = self._created.setdefault(address, deque())
+        if len(times) >= per_minute:
             return max(1, int(times[0] + CREATION_WINDOW - now + 1))
         times.append(now)
+        self._order.append((now, address))
         return None
+
+    def _forget_before(self, start: float) -> None:
+        while self._order and self._order[0][0] <= start:
+            _, address = self._order.popleft()
+            times = self._created[address]
+            times.popleft()
+            if not times:
+                del self._created[address]
 
 
 @router.post(

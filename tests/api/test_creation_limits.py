@@ -12,6 +12,7 @@ import pytest
 from fastapi.testclient import TestClient
 from httpx2 import Response
 
+from app import api
 from app.config import Settings
 from tests.ws.helpers import Client, running_app, settings_for
 
@@ -74,6 +75,24 @@ def test_zero_rooms_per_minute_means_no_limit(tmp_path: Path) -> None:
         for _ in range(45):
             assert create(http).status_code == 201
         assert rooms_held(http) == 45
+
+
+def test_an_address_is_forgotten_once_its_last_minute_is_over(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    now = [1000.0]
+    monkeypatch.setattr(api.time, "monotonic", lambda: now[0])
+    limiter = api.CreationLimiter()
+    for host in range(100):
+        assert limiter.retry_after(f"198.51.100.{host}", 2) is None
+    assert limiter.retry_after("198.51.100.0", 2) is None
+    assert limiter.retry_after("198.51.100.0", 2) == 61
+    assert len(limiter) == 100
+    now[0] += 30
+    assert limiter.retry_after("198.51.100.0", 2) == 31  # its first two are still in the window
+    now[0] += api.CREATION_WINDOW
+    assert limiter.retry_after("203.0.113.7", 2) is None
+    assert len(limiter) == 1  # the hundred others are gone, not kept with empty windows
 
 
 def test_at_max_rooms_the_server_answers_503(tmp_path: Path) -> None:
