@@ -208,7 +208,11 @@ RoomMessage = (
     | Rematch
 )
 ClientMessage = Annotated[RoomMessage | Ping, Field(discriminator="type")]
-_CLIENT_MESSAGE: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
+# Only keys go into pydantic's process-wide string cache: its default caches values too, and
+# so kept up to 16,384 seat tokens and names of rooms long gone (and the memory they pin).
+_CLIENT_MESSAGE: TypeAdapter[ClientMessage] = TypeAdapter(
+    ClientMessage, config=ConfigDict(cache_strings="keys")
+)
 
 
 def parse_client_message(text: str) -> ClientMessage:

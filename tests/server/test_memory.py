@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import platform
+import secrets
+import sys
 import weakref
 from pathlib import Path
 
@@ -11,7 +14,7 @@ import pytest
 
 from app import memory
 from app.memory import Reclaimer
-from app.protocol import RoomSettings
+from app.protocol import Resume, RoomSettings, parse_client_message
 from app.rooms import ManualScheduler, Registry, Room, RoomConfig
 from tests.rooms.conftest import MemoryStore
 
@@ -100,3 +103,13 @@ def test_the_registry_reclaims_after_the_dropped_rooms_are_freed() -> None:
     asyncio.run(run())
     assert reclaimer.sweeps == [(0.0, 0, 2), (600.0, 2, 0)]
     assert reclaimer.alive == [2, 0]  # by the time the memory is reclaimed, they are gone
+
+
+def test_a_parsed_message_leaves_its_strings_to_nobody_else() -> None:
+    # pydantic's string cache would hold the token of every resume long after its room
+    token = secrets.token_urlsafe(32)
+    message = parse_client_message(json.dumps({"type": "resume", "token": token}))
+    assert isinstance(message, Resume)
+    parsed = message.token
+    del message
+    assert sys.getrefcount(parsed) == 2  # `parsed`, and getrefcount's argument
