@@ -37,7 +37,7 @@ import socket
 import struct
 import time
 from collections import Counter
-from collections.abc import Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -397,12 +397,17 @@ async def chaos(tables: list[Table], tally: Tally, args: argparse.Namespace) -> 
 
 
 async def get(http: httpx.AsyncClient, url: str) -> httpx.Response:
-    """GET, again on a kept-alive connection the server closed as the request went out (its
-    keep-alive timeout meeting the client's reuse: not what the soak is about)."""
+    return await again_if_cut(lambda: http.get(url))
+
+
+async def again_if_cut(send: Callable[[], Awaitable[httpx.Response]]) -> httpx.Response:
+    """`send()`, again on a kept-alive connection the server closed as the request went out
+    (its keep-alive timeout meeting the client's reuse: not what the soak is about). A room
+    created twice this way is one more lobby, which expires with the rest."""
     for _ in range(2):
-        with contextlib.suppress(httpx.RemoteProtocolError):
-            return await http.get(url)
-    return await http.get(url)
+        with contextlib.suppress(httpx.RemoteProtocolError, httpx.ReadError):
+            return await send()
+    return await send()
 
 
 async def rooms_in_memory(http: httpx.AsyncClient, base: str) -> int:
@@ -425,7 +430,8 @@ async def play_wave(
     connecting = asyncio.Semaphore(args.connecting)
     tables = []
     for _ in range(args.rooms):
-        room = (await http.post(f"{server.base}/api/rooms", json={})).json()["room_id"]
+        created = await again_if_cut(lambda: http.post(f"{server.base}/api/rooms", json={}))
+        room = created.json()["room_id"]
         table = Table(server.base, room, random.Random(rng.random()), tally, args, connecting)
         tables.append(table)
     monkey = asyncio.create_task(chaos(tables, tally, args))
