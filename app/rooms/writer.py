@@ -1,8 +1,9 @@
 """The one thread that writes to the database: the journal's batches and the finished games.
 
-One thread rather than the default executor's several: the writes go through one pooled
-connection, whose page cache stays warm (SQLite), and they never wait for each other's
-database lock or fight over the GIL. Reads (restores) keep the default executor.
+One thread rather than the default executor's several: the writes run one after another, in
+the order they were asked for, and never wait for each other's database lock (SQLite lets one
+writer in at a time) or take the GIL from each other. Reads (restores) keep the default
+executor.
 """
 
 from __future__ import annotations
