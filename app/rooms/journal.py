@@ -84,6 +84,26 @@ def _encoded(data: Mapping[str, Any]) -> Encoded:
     return orjson.Fragment(orjson.dumps(data))
 
 
+class Recorder:
+    """One room's side of the journal: the number of its last recorded change, and what the
+    change being made is when it is only an action (anything else is recorded as a snapshot)."""
+
+    def __init__(self, journal: Journal | None, rev: int = 0) -> None:
+        self._journal, self.rev = journal, rev
+        self._entry: Entry | None = None
+
+    def played(self, seat: int, action: Action, game: Game) -> None:
+        """The change being made is `action`, just played by `seat` in `game`."""
+        self._entry = entry_of(seat, action, game)
+
+    def record(self, room: Snapshotted) -> None:
+        """Record the change just made: the action it was, or else a snapshot of `room`."""
+        if self._journal is not None:
+            self.rev += 1
+            self._journal.record(room, self.rev, self._entry)
+        self._entry = None
+
+
 class JournalStore(Protocol):
     """Where the journal goes (`app.db.repository.GameRepository`); called in a thread."""
 

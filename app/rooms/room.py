@@ -15,7 +15,7 @@ from app.protocol import CloseCode, ProtocolError, RoomSettings
 from app.rooms import autoplay, frames
 from app.rooms.clock import Scheduler
 from app.rooms.dice import SecureDice
-from app.rooms.journal import Entry, Journal, entry_of
+from app.rooms.journal import Journal, Recorder
 from app.rooms.persistence import GameSaver, SavedRoom
 from app.rooms.ports import Connection, GameStore, RoomConfig
 from app.rooms.seats import Seat, Seats
@@ -49,8 +49,7 @@ class Room:
         self._saver = GameSaver(store, room_id)
         self._rng = rng or SecureDice()
         self.closed = False
-        self._journal, self._rev = journal, 0  # the number of its last recorded change
-        self._entry: Entry | None = None  # the action this change records, if only an action
+        self._recorder = Recorder(journal)
         self._autoplay = autoplay.Autoplayer(self, scheduler, config or RoomConfig(), self._rng)
 
     @classmethod
@@ -77,7 +76,7 @@ class Room:
             store=store,
             rng=dice,
         )
-        room._journal, room._rev = journal, rev
+        room._recorder = Recorder(journal, rev)
         room._seats = Seats(saved.seats, saved.host)
         room._game, room._game_id, room._game_no = saved.game, saved.game_id, saved.game_no
         room._started_at, room.seq = saved.started_at, saved.seq
@@ -239,7 +238,7 @@ class Room:
             events = self._game.apply(number, action)
         except RuleError as exc:
             raise ProtocolError(exc.code, exc.message) from None
-        self._entry = entry_of(number, action, self._game)
+        self._recorder.played(number, action, self._game)
         self._after(events)
 
     # ----- the game's lifecycle ------------------------------------------------------------
@@ -284,16 +283,13 @@ class Room:
             if seat.conn is None:
                 seat.missed += (message,)  # told on its return (`welcome`)
         elif self._game is not None:
-            self._entry = entry_of(seat.number, action, self._game)
+            self._recorder.played(seat.number, action, self._game)
         self._after(events)
         self._changed()
 
     def record(self) -> None:
         """Record this room's last change in the journal: the action it was, or a snapshot."""
-        if self._journal is not None:
-            self._rev += 1
-            self._journal.record(self, self._rev, self._entry)
-        self._entry = None
+        self._recorder.record(self)
 
     def _changed(self, lasting: bool = True) -> None:
         """After every change: record it if `lasting` (not presence alone), re-arm the
