@@ -12,13 +12,15 @@ import asyncio
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
-from typing import TypeVar
+from typing import ParamSpec, TypeVar
 
+P = ParamSpec("P")
 T = TypeVar("T")
 
 _WRITER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="database-writer")
 
 
-async def in_writer(write: Callable[..., T], *args: object) -> T:
-    """`write(*args)` in the writer thread, after every write asked for before it."""
-    return await asyncio.get_running_loop().run_in_executor(_WRITER, partial(write, *args))
+async def in_writer(write: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+    """`write(*args, **kwargs)` in the writer thread, after every write asked for before it."""
+    call = partial(write, *args, **kwargs)
+    return await asyncio.get_running_loop().run_in_executor(_WRITER, call)
