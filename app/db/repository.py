@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from typing import Any, cast
 
 import orjson
-from sqlalchemy import Engine, Table, delete, insert, select, text
+from sqlalchemy import Engine, Table, bindparam, delete, insert, select, text
 from sqlalchemy.orm import selectinload, sessionmaker
 
 from app.db.models import GameRow, PlayerRow, RoomJournalRow, RoomSnapshotRow, RoundRow
@@ -22,6 +22,17 @@ SEATS = cast(Table, PlayerRow.__table__)
 ROUNDS = cast(Table, RoundRow.__table__)
 SNAPSHOTS = cast(Table, RoomSnapshotRow.__table__)
 JOURNAL = cast(Table, RoomJournalRow.__table__)
+# The writes' statements, built once: one built per call costs its construction and its
+# cache key every time, more than running it for a few rows.
+INSERT_GAME = insert(GAMES)
+INSERT_SEATS = insert(SEATS)
+INSERT_ROUNDS = insert(ROUNDS)
+INSERT_SNAPSHOTS = insert(SNAPSHOTS)
+INSERT_JOURNAL = insert(JOURNAL)
+DELETE_SNAPSHOTS = delete(SNAPSHOTS).where(
+    SNAPSHOTS.c.room_id.in_(bindparam("rooms", expanding=True))
+)
+DELETE_JOURNAL = delete(JOURNAL).where(JOURNAL.c.room_id.in_(bindparam("rooms", expanding=True)))
 
 
 def new_game_id() -> str:
@@ -100,7 +111,7 @@ class GameRepository:
         ]
         with self._engine.begin() as connection:
             connection.execute(
-                insert(GAMES),
+                INSERT_GAME,
                 {
                     "id": game_id,
                     "room_id": record["room_id"],
@@ -110,9 +121,9 @@ class GameRepository:
                     "winner_seat": winner["seat"],
                 },
             )
-            connection.execute(insert(SEATS), seats)
+            connection.execute(INSERT_SEATS, seats)
             if rounds:
-                connection.execute(insert(ROUNDS), rounds)
+                connection.execute(INSERT_ROUNDS, rounds)
             count_game(connection, game_id, finished_at, seats)  # the leaderboard's totals
         return game_id
 
@@ -170,11 +181,11 @@ class GameRepository:
                 # A new snapshot supersedes its room's whole journal so far: this process
                 # numbers a room's changes upwards, and buffers none older than its snapshot.
                 rooms = [*gone, *renewed]
-                connection.execute(delete(SNAPSHOTS).where(SNAPSHOTS.c.room_id.in_(rooms)))
-                connection.execute(delete(JOURNAL).where(JOURNAL.c.room_id.in_(rooms)))
+                connection.execute(DELETE_SNAPSHOTS, {"rooms": rooms})
+                connection.execute(DELETE_JOURNAL, {"rooms": rooms})
             if renewed:
                 connection.execute(
-                    insert(SNAPSHOTS),
+                    INSERT_SNAPSHOTS,
                     [
                         {"room_id": room_id, "rev": rev, "data": data, "updated_at": now}
                         for room_id, (rev, data) in snapshots.items()
@@ -182,7 +193,7 @@ class GameRepository:
                 )
             if entries:
                 connection.execute(
-                    insert(JOURNAL),
+                    INSERT_JOURNAL,
                     [{"room_id": room, "rev": rev, "data": data} for room, rev, data in entries],
                 )
 
