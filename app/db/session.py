@@ -19,13 +19,14 @@ TCP_USER_TIMEOUT_MS = 10_000
 POOL_TIMEOUT_SECONDS = 5.0
 
 
-def _dump_json(value: Any) -> str:
+def dump_json(value: Any) -> str:
+    """The JSON text a JSON column stores for `value`."""
     return orjson.dumps(value).decode()
 
 
 # JSON columns are read and written with orjson: several times faster than the standard
 # library, and it writes the pre-encoded `orjson.Fragment`s a room's journal snapshot holds.
-JSON_CODEC: dict[str, Any] = {"json_serializer": _dump_json, "json_deserializer": orjson.loads}
+JSON_CODEC: dict[str, Any] = {"json_serializer": dump_json, "json_deserializer": orjson.loads}
 
 
 def make_engine(url: str) -> Engine:
