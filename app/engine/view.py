@@ -7,7 +7,7 @@ The shapes are the TypedDicts of `app.engine.wire`, re-exported here.
 
 from __future__ import annotations
 
-from app.engine.game import NO_OPTIONS, Game
+from app.engine.game import NO_OPTIONS, Game, Options
 from app.engine.odds import odds_view
 from app.engine.wire import (
     BidView,
@@ -50,14 +50,17 @@ def player_view(game: Game, seat: int | None, *, odds: bool = False) -> GameView
     return {**table_view(game), "you": you_view(game, seat, odds=odds)}
 
 
-def you_view(game: Game, seat: int | None, *, odds: bool = False) -> YouView:
-    """`seat`'s own dice of the current round, what it may do and, with `odds`, its chances."""
+def you_view(
+    game: Game, seat: int | None, *, odds: bool = False, options: Options | None = None
+) -> YouView:
+    """`seat`'s own dice of the current round, what it may do (`options`, if the caller has
+    them from `game.options` already) and, with `odds`, its chances."""
     round_ = game.round
     own_dice = list(round_.dice.get(seat, ())) if round_ is not None and seat is not None else []
     return {
         "seat": seat,
         "dice": own_dice,
-        "legal": game.options(seat).to_dict(),
+        "legal": (game.options(seat) if options is None else options).to_dict(),
         "odds": odds_view(game, seat) if odds else None,
     }
 

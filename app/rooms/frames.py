@@ -14,7 +14,7 @@ from typing import Any, Protocol
 import orjson
 
 from app.engine import Bid, Dudo, Game
-from app.engine.game import Action, RoundResult
+from app.engine.game import Action, Options, RoundResult
 from app.engine.view import PlayerPublic, lobby_you, table_view, you_view
 from app.protocol import (
     AutoplayedMessage,
@@ -41,6 +41,7 @@ class Audience:
         self._seats: dict[Connection, int | None] = {}
         self._capacity = capacity
         self._result_json = ResultJson()  # the last round result they were shown, encoded
+        self._you_json = YouJson()  # each seat's last `you`, encoded
         self._announced: list[str] = []  # frames that go out with the next states
 
     def __len__(self) -> int:
@@ -93,6 +94,7 @@ class Audience:
             now=now,
             viewers=self._seats,
             result_json=self._result_json,
+            you_json=self._you_json,
         )
         announced = self._take_announced()
         for conn, frame in states.items():
@@ -137,6 +139,29 @@ def room_info(room: Shown) -> RoomInfo:
     }
 
 
+class YouJson:
+    """Each viewer's `you` as JSON, kept while it repeats. In a round a seat's dice stay the
+    same, and a seat that is not to act may only call calza or nothing (`Options` singletons),
+    so most `you`s are the same from one `state` to the next."""
+
+    __slots__ = ("_known",)
+
+    def __init__(self) -> None:
+        self._known: dict[int | None, tuple[object, Options, str]] = {}
+
+    def of(self, game: Game, seat: int | None, *, odds: bool) -> str:
+        """`you_view(game, seat)`, encoded (afresh with `odds`: they change with every bid)."""
+        options = game.options(seat)
+        round_ = game.round
+        dice = None if round_ is None or seat is None else round_.dice.get(seat)
+        known = self._known.get(seat)
+        if known is not None and known[0] is dice and known[1] is options and not odds:
+            return known[2]  # the same dice (the very tuple) and the same options object
+        you = orjson.dumps(you_view(game, seat, odds=odds, options=options)).decode()
+        self._known[seat] = (dice, options, you)
+        return you
+
+
 class ResultJson:
     """A room's last round result as JSON, encoded once for the many states that show it."""
 
@@ -160,9 +185,10 @@ def state_frames(
     now: float,
     viewers: Mapping[Connection, int | None],
     result_json: ResultJson,
+    you_json: YouJson,
 ) -> dict[Connection, str]:
     """The `state` for every connection in `viewers` (connection -> its seat or None);
-    `result_json` is the room's own."""
+    `result_json` and `you_json` are the room's own."""
     game, settings = room.game, room.settings
     table = table_view(game, last_result=False) if game is not None else None
     in_game: dict[int, PlayerPublic] = {}
@@ -205,11 +231,11 @@ def state_frames(
     for conn, seat_number in viewers.items():
         you = yous.get(seat_number)
         if you is None:
-            you = yous[seat_number] = orjson.dumps(
-                you_view(game, seat_number, odds=settings.odds)
+            you = yous[seat_number] = (
+                you_json.of(game, seat_number, odds=settings.odds)
                 if game is not None
-                else lobby_you(seat_number)
-            ).decode()
+                else orjson.dumps(lobby_you(seat_number)).decode()
+            )
         frames[conn] = head + you + "}"
     return frames
 

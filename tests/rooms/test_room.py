@@ -10,9 +10,11 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
+import orjson
 import pytest
 
 from app.engine import Bid
+from app.engine.view import you_view
 from app.protocol import ProtocolError, RoomSettings
 from app.rooms import ManualScheduler, Registry, Room, RoomConfig
 from tests.rooms.conftest import FakeConnection, MemoryStore, say, seated
@@ -242,3 +244,34 @@ async def test_a_registry_rolls_each_new_room_with_the_dice_it_is_given(
 
     assert await first_deal(7) == await first_deal(7)
     assert await first_deal(7) != await first_deal(8)
+
+
+@pytest.mark.parametrize("odds", [False, True])
+async def test_every_you_is_the_seats_view_of_that_moment(make_room: MakeRoom, odds: bool) -> None:
+    """A room keeps each seat's encoded `you` while it repeats: after every move of two games,
+    each connection's `you` is still exactly what `you_view` says of its seat now (new dice
+    each round, calza opening and closing, a spectator, a rematch)."""
+    room = make_room(seed=7, odds=odds)
+    players = await seated(room, 4)
+    spectator = FakeConnection()
+    await say(room, spectator, type="watch")
+    rng = random.Random(3)
+    moves = 0
+    for _game in range(2):
+        await say(room, players[0], type="start")
+        while (game := room.game) is not None and game.round is not None:
+            seat = game.round.turn
+            options = game.options(seat)
+            open_faces = [face for face, least in enumerate(options.min_quantity, 1) if least]
+            if options.dudo and (rng.random() < 0.3 or not open_faces):
+                await say(room, players[seat], type="dudo")
+            else:
+                face = rng.choice(open_faces)
+                least = options.min_quantity[face - 1]
+                await say(room, players[seat], type="bid", quantity=least, face=face)
+            moves += 1
+            for number, conn in [*enumerate(players), (None, spectator)]:
+                expected = you_view(game, number, odds=odds)
+                assert conn.state["you"] == orjson.loads(orjson.dumps(expected))
+        await say(room, players[0], type="rematch")
+    assert moves > 50
