@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import random
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from functools import partial
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from app.rooms.clock import Scheduler, Timer
 from app.rooms.ports import RoomConfig
@@ -19,10 +18,9 @@ from app.rooms.seats import Seat
 CALZA_THOUGHT = 0.5  # bots weigh a calza after this share of their think time
 
 
-@dataclass(frozen=True, slots=True)
-class TurnKey:
+class TurnKey(NamedTuple):
     """One turn: which game, which round, how many bids stand. A timer for an older key is
-    stale."""
+    stale. (A tuple: one is made and compared after every change of every room.)"""
 
     game_no: int
     round: int
