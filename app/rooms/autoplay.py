@@ -46,11 +46,11 @@ def calza_candidates(game: Game, seats: Seats) -> list[Seat]:
     round_ = game.round
     if round_ is None or round_.standing is None:
         return []
+    automated = [seat for seat in seats if seat.automated]
+    if not automated:
+        return automated  # people only, all at the table: nobody to ask
     bidder = round_.standing.seat
-    automated = sorted(
-        (seat for seat in seats if seat.automated),
-        key=lambda seat: (seat.number <= bidder, seat.number),
-    )
+    automated.sort(key=lambda seat: (seat.number <= bidder, seat.number))
     return [seat for seat in automated if game.options(seat.number).calza]
 
 

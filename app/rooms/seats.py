@@ -40,7 +40,9 @@ class Seat:
 
     @property
     def automated(self) -> bool:
-        return self.bot or self.autoplay
+        """The server plays it: a bot's seat, or a person's it plays for (asked after every
+        change of every room, so without going through `bot`)."""
+        return self.token is None or self.autoplay
 
 
 def fold(name: str) -> str:
