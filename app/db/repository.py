@@ -36,7 +36,7 @@ DELETE_JOURNAL = delete(JOURNAL).where(JOURNAL.c.room_id.in_(bindparam("rooms", 
 # The journal's rows, one per action, go to the driver as they are: SQLAlchemy's handling of
 # each row's parameters was a sixth of the writer thread's CPU. Their data go as the JSON
 # text the column's type would write.
-JOURNAL_INSERT = "INSERT INTO room_journal (room_id, rev, data) VALUES ({0}, {0}, {0})"
+JOURNAL_INSERT = f"INSERT INTO {JOURNAL.name} (room_id, rev, data) VALUES ({{0}}, {{0}}, {{0}})"
 
 
 def new_game_id() -> str:
