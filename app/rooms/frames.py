@@ -199,12 +199,13 @@ def state_frames(
     players: list[PlayerEntry] = []
     for seat in room.seats:
         public = in_game.get(seat.number) or _lobby_player(seat.number)
+        bot = seat.bot
         players.append(
             {
                 **public,
                 "name": seat.name,
-                "connected": seat.bot or seat.conn is not None,
-                "bot": seat.bot,
+                "connected": bot or seat.conn is not None,
+                "bot": bot,
                 "autoplay": seat.autoplay,
                 "level": seat.level,
             }
@@ -223,7 +224,7 @@ def state_frames(
         "winner": table["winner"] if table else None,
         "game_id": room.game_id,
         "server_time": now,
-        "spectators": sum(1 for seat in viewers.values() if seat is None),
+        "spectators": list(viewers.values()).count(None),
     }
     head = orjson.dumps(state)[:-1].decode() + ',"you":'
     yous: dict[int | None, str] = {}
