@@ -35,13 +35,15 @@ UNKNOWN_ROOM = 4404
 ROOM_FULL = 1013
 MAX_QUANTITY = 30  # beyond this no face is open, so the client calls dudo, as in a real round
 NO_FACES: list[int | None] = [None] * 6
+SMALL_STATE_BYTES = 225  # an unpadded state, with the `"pad":""` a padded one adds
 
 
 class BareRoom:
     """Six sockets and a toy round: just enough state to personalise each frame."""
 
-    def __init__(self, room_id: str) -> None:
+    def __init__(self, room_id: str, pad: str = "") -> None:
         self.room_id = room_id
+        self.pad = pad  # appended to every state, to send frames of another size
         self.sockets: dict[WebSocket, int] = {}
         self.seq = 0
         self.phase = "lobby"
@@ -92,6 +94,8 @@ class BareRoom:
             ),
             "you": {"seat": seat, "legal": legal},
         }
+        if self.pad:
+            state["pad"] = self.pad
         return orjson.dumps(state).decode()
 
     async def broadcast(self) -> None:
@@ -104,15 +108,17 @@ class BareRoom:
                 self.sockets.pop(websocket, None)
 
 
-def create_app() -> FastAPI:
-    """The bare app; rooms live in this closure, as the real server's live in its registry."""
+def create_app(state_bytes: int = 0) -> FastAPI:
+    """The bare app; rooms live in this closure, as the real server's live in its registry.
+    `state_bytes` pads each `state` to about that size (0: as small as it is)."""
+    pad = "x" * max(0, state_bytes - SMALL_STATE_BYTES)
     app = FastAPI(title="bare")
     rooms: dict[str, BareRoom] = {}
 
     @app.post("/api/rooms", status_code=201)
     async def create_room() -> dict[str, str]:
         room_id = secrets.token_urlsafe(8)
-        rooms[room_id] = BareRoom(room_id)
+        rooms[room_id] = BareRoom(room_id, pad)
         return {"room_id": room_id, "url": f"/r/{room_id}"}
 
     @app.get("/healthz")
@@ -165,9 +171,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8001)
+    parser.add_argument(
+        "--state-bytes",
+        type=int,
+        default=0,
+        help="pad every state to about this many bytes (the real server's are ~1,700)",
+    )
     args = parser.parse_args()
     uvicorn.run(
-        create_app(),
+        create_app(args.state_bytes),
         host=args.host,
         port=args.port,
         workers=1,

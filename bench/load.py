@@ -133,8 +133,11 @@ def process_rss_bytes(pid: int) -> int:
 class Server:
     """One server process (the real one or the bare one) on a free port, pinned to one CPU."""
 
-    def __init__(self, stack: str, cpu: int | None, home: Path, source: Path | None) -> None:
+    def __init__(
+        self, stack: str, cpu: int | None, home: Path, source: Path | None, bare_bytes: int = 0
+    ) -> None:
         self.stack = stack
+        self.bare_bytes = bare_bytes  # the bare stack's states padded to this size (0: not)
         self.cpu = cpu
         self.source = source  # a copy of the server's code, or None: the working tree
         self.port = free_port()  # may come round again within a run: the folder may not
@@ -146,6 +149,7 @@ class Server:
         python = sys.executable
         if self.stack == "bare":
             command = [python, str(BENCH_DIR / "bare_server.py"), "--port", str(self.port)]
+            command += ["--state-bytes", str(self.bare_bytes)]
         elif self.source is not None:
             command = [python, "-m", "app.cli", "serve", "--host", HOST, "--port", str(self.port)]
         else:
@@ -265,11 +269,11 @@ def describe_tree() -> str:
 
 
 async def start_server(
-    stack: str, cpu: int | None, home: Path, source: Path | None, retries: int
+    stack: str, cpu: int | None, home: Path, source: Path | None, retries: int, bare_bytes: int = 0
 ) -> Server:
     """Start a server; the real one is being worked on, so a failed start is retried."""
     for attempt in range(retries + 1):
-        server = Server(stack, cpu, home, source)
+        server = Server(stack, cpu, home, source, bare_bytes)
         try:
             await server.start()
             return server
@@ -687,6 +691,7 @@ class Options:
     stall_seconds: float
     probes: int
     probe_interval: float
+    bare_state_bytes: int = 0
 
 
 def client_cpu_seconds() -> float:
@@ -1041,7 +1046,9 @@ async def run_once(
     tally = Tally()
     problems: list[str] = []
     try:
-        server = await start_server(stack, opts.server_cpu, home, source, opts.retries)
+        server = await start_server(
+            stack, opts.server_cpu, home, source, opts.retries, opts.bare_state_bytes
+        )
     except (RuntimeError, OSError) as exc:
         return None, tally, [f"{label}: {exc}"]
     result: Result | None = None
@@ -1166,6 +1173,13 @@ def parse_args(argv: list[str] | None) -> tuple[Options, str | None]:
     add("--stall-seconds", type=float, default=15.0)
     add("--probes", type=int, default=10, help="tick-probe sockets of the stall mode")
     add("--probe-interval-ms", type=float, default=100.0, help="ping beat of each probe")
+    add(
+        "--bare-state-bytes",
+        type=int,
+        default=0,
+        help="pad the bare stack's states to about this size, e.g. 1700 (ours): the ratio "
+        "against a bare stack that sends frames of our size (0: the bare stack as it is)",
+    )
     add("--json", metavar="PATH", help="also write every run's figures as JSON ('-': stdout)")
     if parser.parse_args(argv).quick:
         parser.set_defaults(**QUICK)  # options given explicitly still win
@@ -1204,6 +1218,7 @@ def parse_args(argv: list[str] | None) -> tuple[Options, str | None]:
         stall_seconds=args.stall_seconds,
         probes=args.probes,
         probe_interval=args.probe_interval_ms / 1000,
+        bare_state_bytes=args.bare_state_bytes,
     )
     return opts, args.json
 
@@ -1229,7 +1244,9 @@ def main(argv: list[str] | None = None) -> None:
     out = sys.stderr if json_path == "-" else sys.stdout  # `--json -` keeps stdout pure JSON
     print(table(opts, report["results"]), file=out)
     print(
-        f"\nmedians of {opts.rounds} round(s) per stack; ratio = this server / bare; "
+        f"\nmedians of {opts.rounds} round(s) per stack; ratio = this server / bare"
+        + (f" (its states padded to ~{opts.bare_state_bytes} B)" if opts.bare_state_bytes else "")
+        + "; "
         f"real server at {report['tree']}; {elapsed:.0f} s in all",
         file=out,
     )
