@@ -152,12 +152,14 @@ class YouJson:
     def of(self, game: Game, seat: int | None, *, odds: bool) -> str:
         """`you_view(game, seat)`, encoded (afresh with `odds`: they change with every bid)."""
         options = game.options(seat)
+        if odds:
+            return orjson.dumps(you_view(game, seat, odds=True, options=options)).decode()
         round_ = game.round
         dice = None if round_ is None or seat is None else round_.dice.get(seat)
         known = self._known.get(seat)
-        if known is not None and known[0] is dice and known[1] is options and not odds:
+        if known is not None and known[0] is dice and known[1] is options:
             return known[2]  # the same dice (the very tuple) and the same options object
-        you = orjson.dumps(you_view(game, seat, odds=odds, options=options)).decode()
+        you = orjson.dumps(you_view(game, seat, options=options)).decode()
         self._known[seat] = (dice, options, you)
         return you
 
