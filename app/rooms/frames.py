@@ -1,4 +1,5 @@
-"""What a room sends: each connection's `state`, and the frames every connection shares.
+"""What a room's frames say: each connection's `state`, and the frames every connection
+shares (`audience` delivers them).
 
 `state_frames` is the one place the room's game reaches a connection: the public part comes
 from the engine's `table_view` and is encoded once per broadcast; only `you` (the engine's
@@ -8,8 +9,7 @@ from the engine's `table_view` and is encoded once per broadcast; only `you` (th
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Protocol
 
 import orjson
 
@@ -21,7 +21,6 @@ from app.protocol import (
     AutoplayReason,
     BidAction,
     CallAction,
-    CloseCode,
     Phase,
     PlayerEntry,
     RoomInfo,
@@ -32,73 +31,6 @@ from app.protocol import (
 )
 from app.rooms.ports import Connection
 from app.rooms.seats import Seat, Seats
-
-
-class Audience:
-    """Every connection of a room and the seat it plays (None: it watches)."""
-
-    def __init__(self, capacity: int) -> None:
-        self._seats: dict[Connection, int | None] = {}
-        self._capacity = capacity
-        self._result_json = ResultJson()  # the last round result they were shown, encoded
-        self._you_json = YouJson()  # each seat's last `you`, encoded
-        self._announced: list[str] = []  # frames that go out with the next states
-
-    def __len__(self) -> int:
-        return len(self._seats)
-
-    @property
-    def full(self) -> bool:
-        """No room for another connection (a seat's owner who resumes still gets in)."""
-        return len(self._seats) >= self._capacity
-
-    def __contains__(self, conn: Connection) -> bool:
-        return conn in self._seats
-
-    def seat_of(self, conn: Connection) -> int | None:
-        return self._seats[conn]
-
-    def sit(self, conn: Connection, seat: int | None) -> None:
-        """`conn` now plays `seat` (None: it watches on)."""
-        self._seats[conn] = seat
-
-    def remove(self, conn: Connection) -> int | None:
-        """Forget `conn`; the seat it played, if any."""
-        return self._seats.pop(conn, None)
-
-    def broadcast(self, frame: str) -> None:
-        """`frame` to everyone now (after anything announced)."""
-        announced = self._take_announced()
-        for conn in self._seats:
-            conn.send(*announced, frame)
-
-    def announce(self, frame: str) -> None:
-        """`frame` to everyone with their next `state`, in front of it and in the same write
-        (a round's result: one packet to each phone instead of two)."""
-        self._announced.append(frame)
-
-    def _take_announced(self) -> list[str]:
-        announced, self._announced = self._announced, []
-        return announced
-
-    def close_all(self, code: CloseCode) -> None:
-        for conn in self._seats:
-            conn.close(code)
-        self._seats.clear()
-
-    def send_states(self, room: Shown, *, turn_deadline: float | None, now: float) -> None:
-        """A fresh `state` to every connection (`state_frames`)."""
-        states = state_frames(
-            room,
-            turn_deadline=turn_deadline,
-            now=now,
-            viewers=self._seats,
-            result_json=self._result_json,
-            you_json=self._you_json,
-        )
-        announced = self._take_announced()
-        for conn, frame in states.items():
-            conn.send(*announced, frame)
 
 
 class Shown(Protocol):
@@ -281,31 +213,6 @@ def autoplayed_message(seat: int, reason: AutoplayReason, action: Action) -> Aut
     else:
         shown = {"type": "dudo" if isinstance(action, Dudo) else "calza"}
     return {"type": "autoplayed", "seat": seat, "reason": reason, "action": shown}
-
-
-def game_record(room: Shown) -> dict[str, Any]:
-    """The room's finished game in the `GET /api/games/{id}` shape, without `game_id`."""
-    game = room.game
-    assert game is not None and game.winner is not None
-    places = game.places()
-    seats = [seat for seat in room.seats if seat.number in places]
-    winner = next(seat for seat in seats if seat.number == game.winner)
-    return {
-        "room_id": room.room_id,
-        "started_at": room.started_at,
-        "finished_at": utc_now(),
-        "settings": room.settings.model_dump(),
-        "winner": {"seat": winner.number, "name": winner.name},
-        "players": [
-            {"seat": s.number, "name": s.name, "bot": s.bot, "place": places[s.number]}
-            for s in seats
-        ],
-        "rounds": [record.to_dict() for record in game.rounds],
-    }
-
-
-def utc_now() -> str:
-    return datetime.now(UTC).isoformat()
 
 
 def _lobby_player(seat: int) -> PlayerPublic:

@@ -11,6 +11,7 @@ import logging
 import random
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any, Protocol, get_args
 
 from app import metrics
@@ -68,6 +69,32 @@ def saved_room(room: Snapshotted) -> SavedRoom:
         started_at=room.started_at,
         seq=room.seq,
     )
+
+
+def game_record(room: Shown) -> dict[str, Any]:
+    """The room's finished game in the `GET /api/games/{id}` shape, without `game_id`."""
+    game = room.game
+    assert game is not None and game.winner is not None
+    places = game.places()
+    seats = [seat for seat in room.seats if seat.number in places]
+    winner = next(seat for seat in seats if seat.number == game.winner)
+    return {
+        "room_id": room.room_id,
+        "started_at": room.started_at,
+        "finished_at": utc_now(),
+        "settings": room.settings.model_dump(),
+        "winner": {"seat": winner.number, "name": winner.name},
+        "players": [
+            {"seat": s.number, "name": s.name, "bot": s.bot, "place": places[s.number]}
+            for s in seats
+        ],
+        "rounds": [record.to_dict() for record in game.rounds],
+    }
+
+
+def utc_now() -> str:
+    """Now, as the ISO-8601 UTC text a game record keeps."""
+    return datetime.now(UTC).isoformat()
 
 
 def encode_room(saved: SavedRoom) -> dict[str, Any]:

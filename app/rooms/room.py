@@ -1,6 +1,7 @@
 """One room: the lock, the dispatch of client messages, and the game's lifecycle. Every
 message and timer runs under the lock, in arrival order; a rejected message raises
-`ProtocolError` before anything changes. See `seats`, `autoplay`, `frames` and `journal`."""
+`ProtocolError` before anything changes. See `seats`, `autoplay`, `audience`, `frames` and
+`journal`."""
 
 from __future__ import annotations
 
@@ -13,10 +14,11 @@ from app.engine import Calza, Event, Game, GameEnded, RoundEnded, RuleError
 from app.engine.game import Action
 from app.protocol import CloseCode, ProtocolError, RoomSettings
 from app.rooms import autoplay, frames
+from app.rooms.audience import Audience
 from app.rooms.clock import Scheduler
 from app.rooms.dice import SecureDice
 from app.rooms.journal import Journal, Recorder
-from app.rooms.persistence import GameSaver, SavedRoom
+from app.rooms.persistence import GameSaver, SavedRoom, game_record, utc_now
 from app.rooms.ports import Connection, GameStore, RoomConfig
 from app.rooms.seats import Seat, Seats
 
@@ -44,7 +46,7 @@ class Room:
         self._game: Game | None = None
         self._game_id: str | None = None
         self._game_no, self._started_at = 0, ""
-        self._audience = frames.Audience((config or RoomConfig()).room_sockets)
+        self._audience = Audience((config or RoomConfig()).room_sockets)
         self._scheduler = scheduler
         self._saver = GameSaver(store, room_id)
         self._rng = rng or SecureDice()
@@ -249,7 +251,7 @@ class Room:
         self._game = Game(self._seats.numbers(), self._rng, self._settings.rules())
         self._game_id = None
         self._game_no += 1
-        self._started_at = frames.utc_now()
+        self._started_at = utc_now()
 
     def _rematch(self) -> None:
         """Back to the lobby with the same seats (see `Seats.keep_for_rematch`)."""
@@ -263,7 +265,7 @@ class Room:
             if isinstance(event, RoundEnded):
                 self._audience.announce(frames.round_result_frame(event.result))
             elif isinstance(event, GameEnded):
-                self._saver.save(frames.game_record(self), partial(self._saved, self._game_no))
+                self._saver.save(game_record(self), partial(self._saved, self._game_no))
 
     async def _saved(self, game_no: int, game_id: str) -> None:
         """Show the saved game's id, unless a rematch came first or the room is gone."""
