@@ -291,6 +291,14 @@ class PlayerEntry(TypedDict):
     level: BotLevel | None  # a bot's level (None for people)
 
 
+class RatingChange(TypedDict):
+    """A rated seat's `rating_low` before and after a saved game."""
+
+    seat: int
+    before: float
+    after: float
+
+
 class StatePublic(TypedDict):
     """Everything in a `state` but `you`: the same for every connection of the room."""
 

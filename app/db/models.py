@@ -21,6 +21,8 @@ from sqlalchemy import (
     MetaData,
     String,
     TypeDecorator,
+    false,
+    text,
 )
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
@@ -36,6 +38,12 @@ NAMING_CONVENTION = {
 
 # A name casefolds to at most three characters per character ("ß" -> "ss", "ΐ" -> three).
 NAME_KEY_LENGTH = 3 * 64
+KEY_HASH_LENGTH = 64  # a SHA-256 in hex
+# A player nobody has rated yet: openskill's Plackett-Luce defaults (mu 25, sigma 25/3) and
+# its ordinal, mu - 3 sigma; tests/db/test_ratings.py checks them against the library.
+INITIAL_MU = 25.0
+INITIAL_SIGMA = 25.0 / 3
+INITIAL_LOW = INITIAL_MU - 3 * INITIAL_SIGMA
 
 # JSONB on PostgreSQL (indexable, comparable); plain JSON text elsewhere.
 Json = JSON().with_variant(JSONB(), "postgresql")
@@ -78,6 +86,9 @@ class GameRow(Base):
     finished_at: Mapped[datetime] = mapped_column(UtcDateTime())
     settings: Mapped[dict[str, Any]] = mapped_column(Json)
     winner_seat: Mapped[int] = mapped_column(Integer)
+    # Where the game's rating update falls among the others (app/db/ratings.py); null for a
+    # game that rated nobody, or one saved before ratings.
+    rating_seq: Mapped[int | None] = mapped_column(Integer)
 
     players: Mapped[list[PlayerRow]] = relationship(
         back_populates="game",
@@ -97,7 +108,9 @@ class PlayerRow(Base):
     """One seat of a finished game and where it finished (1 = winner).
 
     The columns after `place` feed the player stats (app/db/stats.py): the name as they are
-    grouped (casefolded; null for a bot), the game's end, and the seat's dudo and calza calls.
+    grouped (casefolded; null for a bot or a guest), the game's end, and the seat's dudo and
+    calza calls. A bot's `level` names its rating; `mu` and `sigma` are the seat's rating after
+    the game (app/db/ratings.py), null for a seat the game did not rate.
     """
 
     __tablename__ = "game_players"
@@ -128,6 +141,10 @@ class PlayerRow(Base):
     dudo_wins: Mapped[int] = mapped_column(Integer, server_default="0")
     calza_calls: Mapped[int] = mapped_column(Integer, server_default="0")
     calza_wins: Mapped[int] = mapped_column(Integer, server_default="0")
+    guest: Mapped[bool] = mapped_column(Boolean, server_default=false())
+    level: Mapped[str | None] = mapped_column(String(16))
+    mu: Mapped[float | None] = mapped_column(Float)
+    sigma: Mapped[float | None] = mapped_column(Float)
 
     game: Mapped[GameRow] = relationship(back_populates="players")
 
@@ -138,6 +155,8 @@ class PlayerStatsRow(Base):
 
     `name` is the spelling of their latest game, the one ending last (`latest_at`, then the
     highest `latest_game` id among games ending together), whatever order games are saved in.
+    The rating columns are app/db/ratings.py's; `owner` is the SHA-256 of the player key that
+    claimed the name (app/db/claims.py), null while nobody has.
     """
 
     __tablename__ = "player_stats"
@@ -153,6 +172,38 @@ class PlayerStatsRow(Base):
     dudo_wins: Mapped[int] = mapped_column(Integer)
     calza_calls: Mapped[int] = mapped_column(Integer)
     calza_wins: Mapped[int] = mapped_column(Integer)
+    mu: Mapped[float] = mapped_column(Float, server_default=text(repr(INITIAL_MU)))
+    sigma: Mapped[float] = mapped_column(Float, server_default=text(repr(INITIAL_SIGMA)))
+    rating_low: Mapped[float] = mapped_column(Float, server_default=text(repr(INITIAL_LOW)))
+    rated_games: Mapped[int] = mapped_column(Integer, server_default="0")
+    rating_seq: Mapped[int] = mapped_column(Integer, server_default="0")
+    owner: Mapped[str | None] = mapped_column(String(KEY_HASH_LENGTH), index=True)
+
+
+class BotRatingRow(Base):
+    """The rating of the bots of one level, all of them one player (app/db/ratings.py)."""
+
+    __tablename__ = "bot_ratings"
+
+    level: Mapped[str] = mapped_column(String(16), primary_key=True)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    rating_low: Mapped[float] = mapped_column(Float)
+    rated_games: Mapped[int] = mapped_column(Integer)
+    rating_seq: Mapped[int] = mapped_column(Integer)
+
+
+class DeviceLinkRow(Base):
+    """A one-time code that hands a player key to another device, until `expires_at`.
+
+    The code is kept as its SHA-256; the key itself must be kept, to be handed over.
+    """
+
+    __tablename__ = "device_links"
+
+    code_hash: Mapped[str] = mapped_column(String(KEY_HASH_LENGTH), primary_key=True)
+    player_key: Mapped[str] = mapped_column(String(128))
+    expires_at: Mapped[datetime] = mapped_column(UtcDateTime(), index=True)
 
 
 # The leaderboard's orders (app/db/stats.py `_order`), each read straight off an index; by
@@ -160,6 +211,7 @@ class PlayerStatsRow(Base):
 _stats = PlayerStatsRow
 Index("ix_player_stats_wins", _stats.wins.desc(), _stats.games, _stats.name_key)
 Index("ix_player_stats_games", _stats.games.desc(), _stats.wins.desc(), _stats.name_key)
+Index("ix_player_stats_rating", _stats.rating_low.desc(), _stats.name_key)
 
 
 class RoundRow(Base):

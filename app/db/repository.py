@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict
+from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, cast
 
@@ -12,9 +12,12 @@ import orjson
 from sqlalchemy import Dialect, Engine, Table, bindparam, delete, insert, select, text
 from sqlalchemy.orm import selectinload, sessionmaker
 
+from app.db.claims import key_hash, well_formed
 from app.db.models import GameRow, PlayerRow, RoomJournalRow, RoomSnapshotRow, RoundRow
+from app.db.ratings import lock_bots, rate, rated_seats, store_bots
 from app.db.session import dump_json
-from app.db.stats import Calls, count_game, name_key, tally_calls
+from app.db.stats import Calls, count_game, lock_people, name_key, tally_calls
+from app.protocol import RatingChange
 
 GAME_ID_BYTES = 8  # 64 random bits, 11 URL-safe characters
 # Games and the journal are written through Core: the ORM's unit of work costs more than the rows.
@@ -37,6 +40,19 @@ DELETE_JOURNAL = delete(JOURNAL).where(JOURNAL.c.room_id.in_(bindparam("rooms", 
 # each row's parameters was a sixth of the writer thread's CPU. Their data go as the JSON
 # text the column's type would write.
 JOURNAL_INSERT = f"INSERT INTO {JOURNAL.name} (room_id, rev, data) VALUES ({{0}}, {{0}}, {{0}})"
+
+
+@dataclass(frozen=True, slots=True)
+class SavedGame:
+    """A saved game's id, and each rated seat's change (the state's `rating_changes`)."""
+
+    game_id: str
+    rating_changes: list[RatingChange]
+
+
+def _owner(player_key: str | None) -> str | None:
+    """The owner a seat's key would claim names for; none for a missing or malformed key."""
+    return key_hash(player_key) if player_key is not None and well_formed(player_key) else None
 
 
 def new_game_id() -> str:
@@ -76,9 +92,17 @@ class GameRepository:
     # ----- finished games -----------------------------------------------------------------
 
     def save_game(self, record: Mapping[str, Any]) -> str:
-        """Store a finished game (the `GET /api/games/{id}` shape without `game_id`).
+        """Store a finished game; returns the new game_id (`save_rated_game` for its ratings)."""
+        return self.save_rated_game(record).game_id
 
-        Returns the new game_id.
+    def save_rated_game(self, record: Mapping[str, Any]) -> SavedGame:
+        """Store a finished game (the `GET /api/games/{id}` shape without `game_id`; each
+        player may carry `player_key`, `guest` and, for a bot, `level`), its people's totals,
+        the name claims and the ratings, in one transaction.
+
+        A person counts under their name unless they are a `guest` or the name is claimed by
+        another key (or by any, for a seat without one); a key finishing a counted game under
+        an unclaimed name claims it. Returns the game_id and the `rating_changes` to send.
         """
         players = record["players"]
         winner = record["winner"]
@@ -87,6 +111,7 @@ class GameRepository:
         finished_at = parse_utc(record["finished_at"])
         calls = tally_calls(r["result"] for r in record["rounds"])
         game_id = new_game_id()
+        owners = {p["seat"]: _owner(p.get("player_key")) for p in players}
         seats = [
             {
                 "game_id": game_id,
@@ -94,9 +119,13 @@ class GameRepository:
                 "name": p["name"],
                 "bot": p["bot"],
                 "place": p["place"],
-                "name_key": name_key(p["name"], p["bot"]),
+                "name_key": name_key(p["name"], p["bot"], p.get("guest", False)),
                 "finished_at": finished_at,
                 **asdict(calls.get(p["seat"], Calls())),
+                "guest": p.get("guest", False),
+                "level": p.get("level") if p["bot"] else None,
+                "mu": None,
+                "sigma": None,
             }
             for p in players
         ]
@@ -114,6 +143,35 @@ class GameRepository:
             for r in record["rounds"]
         ]
         with self._engine.begin() as connection:
+            people = lock_people(connection, game_id, finished_at, seats)
+            for seat in seats:  # the claims: a name another key owns makes a guest
+                person = people.get(seat["name_key"])
+                if person is None:
+                    continue
+                owner = owners[seat["seat"]]
+                if person.owner is None and owner is not None:
+                    people[seat["name_key"]] = replace(person, owner=owner)
+                elif person.owner is not None and person.owner != owner:
+                    seat["name_key"], seat["guest"] = None, True
+            rated = rated_seats(seats)
+            bots = lock_bots(connection, [player.key for player in rated if player.bot])
+            before = {
+                player: bots[player.key] if player.bot else people[player.key].rating
+                for player in rated
+            }
+            changes: list[RatingChange] = []
+            seq = None
+            if rated:
+                after = rate([(before[player], seat["place"]) for player, seat in rated.items()])
+                for (player, seat), rating in zip(rated.items(), after, strict=True):
+                    seat["mu"], seat["sigma"], seq = rating.mu, rating.sigma, rating.seq
+                    if player.bot:
+                        bots[player.key] = rating
+                    else:
+                        people[player.key] = replace(people[player.key], rating=rating)
+                    changes.append(
+                        {"seat": seat["seat"], "before": before[player].low, "after": rating.low}
+                    )
             connection.execute(
                 INSERT_GAME,
                 {
@@ -123,13 +181,15 @@ class GameRepository:
                     "finished_at": finished_at,
                     "settings": dict(record["settings"]),
                     "winner_seat": winner["seat"],
+                    "rating_seq": seq,
                 },
             )
             connection.execute(INSERT_SEATS, seats)
             if rounds:
                 connection.execute(INSERT_ROUNDS, rounds)
-            count_game(connection, game_id, finished_at, seats)  # the leaderboard's totals
-        return game_id
+            count_game(connection, game_id, finished_at, seats, people)  # the leaderboard's
+            store_bots(connection, {p.key: bots[p.key] for p in rated if p.bot})
+        return SavedGame(game_id, sorted(changes, key=lambda change: change["seat"]))
 
     def list_games(self, limit: int = 20, offset: int = 0) -> list[dict[str, Any]]:
         """`GET /api/games` entries, newest first, in two queries whatever the page size."""

@@ -21,10 +21,12 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import sessionmaker
 
 from app.db.models import PlayerRow, PlayerStatsRow
+from app.db.ratings import Rating
 
 Sort = Literal["wins", "games", "name"]
 Query = Select[*tuple[Any, ...]]
 TOTALS = ("games", "wins", "place_sum", "dudo_calls", "dudo_wins", "calza_calls", "calza_wins")
+RATING_COLUMNS = ("owner", "mu", "sigma", "rating_low", "rated_games", "rating_seq")
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,10 +39,10 @@ class Calls:
     calza_wins: int = 0
 
 
-def name_key(name: str, bot: bool) -> str | None:
+def name_key(name: str, bot: bool, guest: bool = False) -> str | None:
     """The key a person's games are grouped under (names match ignoring case, as in a
-    room); bots have none, so they never reach the leaderboard."""
-    return None if bot else name.casefold()
+    room); bots and guests have none, so they never reach a person's figures."""
+    return None if bot or guest else name.casefold()
 
 
 def tally_calls(results: Iterable[Mapping[str, Any]]) -> dict[int, Calls]:
@@ -62,22 +64,75 @@ def tally_calls(results: Iterable[Mapping[str, Any]]) -> dict[int, Calls]:
     return {seat: Calls(*tally) for seat, tally in tallies.items()}
 
 
-def count_game(
+@dataclass(frozen=True, slots=True)
+class Person:
+    """A person's row as a game being saved finds it: who claimed the name, and the rating."""
+
+    owner: str | None
+    rating: Rating
+
+
+def lock_people(
     connection: Connection, game_id: str, finished_at: datetime, seats: list[dict[str, Any]]
+) -> dict[str, Person]:
+    """The `player_stats` rows of the seats' people (a name key), created empty for a new
+    person and locked until the transaction ends, in key order so that two games saved at
+    once with the same people lock them in the same order."""
+    new: dict[str, dict[str, Any]] = {}
+    for seat in seats:
+        if seat["name_key"] is not None:
+            new.setdefault(seat["name_key"], _new_row(seat, game_id, finished_at))
+    if not new:
+        return {}
+    connection.execute(_insert_new(connection.dialect.name), [new[key] for key in sorted(new)])
+    s = PlayerStatsRow
+    rows = connection.execute(
+        select(s.name_key, s.owner, s.mu, s.sigma, s.rated_games, s.rating_seq)
+        .where(s.name_key.in_(sorted(new)))
+        .order_by(s.name_key)
+        .with_for_update()
+    )
+    return {row[0]: Person(row[1], Rating(*row[2:])) for row in rows}
+
+
+def _new_row(seat: dict[str, Any], game_id: str, finished_at: datetime) -> dict[str, Any]:
+    new = Rating()
+    return (
+        {"name_key": seat["name_key"], "name": seat["name"], "latest_at": finished_at}
+        | {"latest_game": game_id, "mu": new.mu, "sigma": new.sigma, "rating_low": new.low}
+        | dict.fromkeys(TOTALS, 0)
+    )
+
+
+@cache
+def _insert_new(dialect: str) -> Any:
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    return insert(PlayerStatsRow).on_conflict_do_nothing(index_elements=[PlayerStatsRow.name_key])
+
+
+def count_game(
+    connection: Connection,
+    game_id: str,
+    finished_at: datetime,
+    seats: list[dict[str, Any]],
+    people: dict[str, Person],
 ) -> None:
     """Add a game being saved (its `game_players` rows, `seats`) to its people's
-    `player_stats` rows (created at their first game), in the caller's transaction: one
-    upsert, rows in key order so that two games saved at once with the same people lock them
-    in the same order."""
+    `player_stats` rows (`lock_people`'s), in the caller's transaction: one upsert that adds
+    the totals and sets each person's rating and owner (`people`: after this game)."""
     rows: dict[str, dict[str, Any]] = {}
     for seat in seats:
         key = seat["name_key"]
         if key is None:
             continue
+        person = people[key]
         row = rows.setdefault(
             key,
             {"name_key": key, "name": seat["name"], "latest_at": finished_at}
-            | {"latest_game": game_id}
+            | {"latest_game": game_id, "owner": person.owner}
+            | {"mu": person.rating.mu, "sigma": person.rating.sigma}
+            | {"rating_low": person.rating.low, "rated_games": person.rating.games}
+            | {"rating_seq": person.rating.seq}
             | dict.fromkeys(TOTALS, 0),
         )
         row["games"] += 1
@@ -92,8 +147,8 @@ def count_game(
 @cache
 def _upsert(dialect: str) -> Any:
     """`count_game`'s statement, built once per dialect (building it costs more than running
-    it): a new person's row as given; an existing one adds the totals and takes the name,
-    end and id of whichever game ended later."""
+    it): a new person's row as given; an existing one adds the totals, takes the name, end
+    and id of whichever game ended later, and the rating and owner given."""
     insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
     stmt = insert(PlayerStatsRow)
     old, new = PlayerStatsRow, stmt.excluded
@@ -104,6 +159,8 @@ def _upsert(dialect: str) -> Any:
     updates: dict[str, Any] = {name: getattr(old, name) + new[name] for name in TOTALS}
     for name in ("name", "latest_at", "latest_game"):
         updates[name] = case((newer, new[name]), else_=getattr(old, name))
+    for name in RATING_COLUMNS:
+        updates[name] = new[name]
     return stmt.on_conflict_do_update(index_elements=[old.name_key], set_=updates)
 
 

@@ -28,6 +28,8 @@ TABLES = {
     "room_journal",
     "room_leases",
     "instances",
+    "bot_ratings",
+    "device_links",
 }
 
 

@@ -16,13 +16,16 @@ from app.db.migrate import alembic_config, upgrade
 from app.db.models import PlayerStatsRow
 from app.db.repository import GameRepository
 from app.db.session import make_engine
-from app.db.stats import StatsRepository, recount
+from app.db.stats import RATING_COLUMNS, StatsRepository, recount
 from tests.db.stats_games import BY_NAME, BY_WINS, GAMES, record
 from tests.db.test_stats_migration import save_as_0003_did
 
 pytestmark = pytest.mark.timeout(60)
 
-COLUMNS = [column.name for column in PlayerStatsRow.__table__.columns]
+# The totals `recount` sums; the ratings depend on the order of the games (tests/db/test_ratings.py).
+COLUMNS = [
+    column.name for column in PlayerStatsRow.__table__.columns if column.name not in RATING_COLUMNS
+]
 
 # Beyond the hand-made set: two games ending at the same moment under two spellings (the
 # higher game id decides) and a game of bots only.
@@ -80,7 +83,7 @@ def test_0005_fills_in_old_games_and_downgrades(database_url: str) -> None:
         assert summary(engine) == recounted(engine)
         assert len(summary(engine)) == 5
         indexes = {index["name"] for index in inspect(engine).get_indexes("player_stats")}
-        assert indexes == {"ix_player_stats_wins", "ix_player_stats_games"}
+        assert {"ix_player_stats_wins", "ix_player_stats_games"} <= indexes
         board = StatsRepository(engine).leaderboard("name", 100, 0)[0]
         assert [p["name"] for p in board][:4] == [*(p["name"] for p in BY_NAME[:3]), "DEE"]
 
