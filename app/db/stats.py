@@ -20,10 +20,10 @@ from sqlalchemy import ColumnElement, Connection, Engine, Select, and_, case, fu
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import sessionmaker
 
-from app.db.models import PlayerRow, PlayerStatsRow
-from app.db.ratings import Rating
+from app.db.models import BotRatingRow, PlayerRow, PlayerStatsRow
+from app.db.ratings import PROVISIONAL_GAMES, Rating
 
-Sort = Literal["wins", "games", "name"]
+Sort = Literal["rating", "wins", "games", "name"]
 Query = Select[*tuple[Any, ...]]
 TOTALS = ("games", "wins", "place_sum", "dudo_calls", "dudo_wins", "calza_calls", "calza_wins")
 RATING_COLUMNS = ("owner", "mu", "sigma", "rating_low", "rated_games", "rating_seq")
@@ -210,7 +210,7 @@ class StatsRepository:
         self._sessions = sessionmaker(engine)
 
     def leaderboard(
-        self, sort: Sort = "wins", limit: int = 20, offset: int = 0
+        self, sort: Sort = "rating", limit: int = 20, offset: int = 0
     ) -> tuple[list[dict[str, Any]], int]:
         """One page of players in `sort` order, and how many players there are in all."""
         query = select(PlayerStatsRow).order_by(*_order(PlayerStatsRow, sort))
@@ -225,12 +225,21 @@ class StatsRepository:
             row = session.get(PlayerStatsRow, name_key(name, bot=False))
             return None if row is None else _player(row)
 
+    def bots(self) -> list[dict[str, Any]]:
+        """The bot levels' ratings, best first (a few rows: one per level ever rated)."""
+        b = BotRatingRow
+        with self._sessions() as session:
+            rows = session.scalars(select(b).order_by(b.rating_low.desc(), b.level))
+            return [{"level": row.level, **_rating(row)} for row in rows]
+
 
 def _order(columns: Any, sort: Sort) -> list[ColumnElement[Any]]:
-    """A total order: most wins (fewest games among equals), most games, or by name; each
-    one an index of `player_stats` (models.py)."""
+    """A total order: highest `rating_low`, most wins (fewest games among equals), most
+    games, or by name; each one an index of `player_stats` (models.py)."""
     tiebreak = columns.name_key.asc()
     match sort:
+        case "rating":
+            return [columns.rating_low.desc(), tiebreak]
         case "wins":
             return [columns.wins.desc(), columns.games.asc(), tiebreak]
         case "games":
@@ -252,4 +261,17 @@ def _player(row: PlayerStatsRow) -> dict[str, Any]:
         "calza_calls": row.calza_calls,
         "calza_wins": row.calza_wins,
         "calza_rate": _rate(row.calza_wins, row.calza_calls),
+        **_rating(row),
+        "claimed": row.owner is not None,
+    }
+
+
+def _rating(row: PlayerStatsRow | BotRatingRow) -> dict[str, Any]:
+    """A rating's figures in the `GET /api/players` shape."""
+    return {
+        "rating": row.mu,
+        "rating_sigma": row.sigma,
+        "rating_low": row.rating_low,
+        "rated_games": row.rated_games,
+        "provisional": row.rated_games < PROVISIONAL_GAMES,
     }

@@ -22,7 +22,7 @@ from tests.db.test_stats_migration import save_as_0003_did
 
 pytestmark = pytest.mark.timeout(60)
 
-# The totals `recount` sums; the ratings depend on the order of the games (tests/db/test_ratings.py).
+# The totals `recount` sums; ratings depend on the games' order (tests/db/test_ratings.py).
 COLUMNS = [
     column.name for column in PlayerStatsRow.__table__.columns if column.name not in RATING_COLUMNS
 ]
