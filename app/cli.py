@@ -1,4 +1,5 @@
-"""The `perudo` command line: `perudo serve [--host H] [--port P]`."""
+"""The `perudo` command line: `perudo serve [--host H] [--port P]`, and `perudo recount`
+(every rating again from the stored games, app/db/ratings.py)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,9 @@ import uvicorn
 
 from app import garbage
 from app.config import Settings
+from app.db import ratings
+from app.db.migrate import upgrade
+from app.db.session import make_engine
 from app.logs import log_config
 from app.protocol import MAX_FRAME_BYTES
 from app.transport import HttpProtocol, SansIOProtocol
@@ -42,6 +46,20 @@ def serve(host: str, port: int) -> None:
     )
 
 
+def recount() -> int:
+    """Replay the stored games into the ratings; prints how many differed (0 when the
+    running updates were right) and returns it."""
+    settings = Settings()
+    upgrade(settings.database_url)
+    engine = make_engine(settings.database_url)
+    try:
+        changed = ratings.recount(engine)
+    finally:
+        engine.dispose()
+    print(f"recounted the ratings: {changed} differed from the stored ones")
+    return changed
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the `perudo` console script."""
     parser = argparse.ArgumentParser(prog="perudo", description=__doc__)
@@ -49,8 +67,12 @@ def main(argv: list[str] | None = None) -> None:
     serve_parser = commands.add_parser("serve", help="run the game server")
     serve_parser.add_argument("--host", default="127.0.0.1")
     serve_parser.add_argument("--port", type=int, default=8000)
+    commands.add_parser("recount", help="rate the stored games again (PERUDO_DATABASE_URL)")
     args = parser.parse_args(argv)
-    serve(args.host, args.port)
+    if args.command == "recount":
+        recount()
+    else:
+        serve(args.host, args.port)
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ from fastapi import Depends
 from starlette.requests import HTTPConnection
 
 from app.config import Settings
+from app.db.claims import ClaimsRepository
 from app.db.repository import GameRepository
 from app.db.stats import StatsRepository
 from app.limits import RateLimits
@@ -34,6 +35,10 @@ async def get_stats(connection: HTTPConnection) -> StatsRepository:
     return cast(StatsRepository, connection.app.state.stats)
 
 
+async def get_claims(connection: HTTPConnection) -> ClaimsRepository:
+    return cast(ClaimsRepository, connection.app.state.claims)
+
+
 async def get_rate_limits(connection: HTTPConnection) -> RateLimits:
     return cast(RateLimits, connection.app.state.rate_limits)
 
@@ -42,4 +47,5 @@ SettingsDep = Annotated[Settings, Depends(get_settings)]
 RegistryDep = Annotated[Registry, Depends(get_registry)]
 GamesDep = Annotated[GameRepository, Depends(get_games)]
 StatsDep = Annotated[StatsRepository, Depends(get_stats)]
+ClaimsDep = Annotated[ClaimsRepository, Depends(get_claims)]
 RateLimitsDep = Annotated[RateLimits, Depends(get_rate_limits)]

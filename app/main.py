@@ -15,8 +15,9 @@ from fastapi.staticfiles import StaticFiles
 from sqlalchemy.exc import OperationalError
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app import api, garbage, metrics, security, stats, web, ws
+from app import api, devices, garbage, metrics, security, stats, web, ws
 from app.config import Settings
+from app.db.claims import ClaimsRepository
 from app.db.leases import LeaseRepository
 from app.db.migrate import upgrade
 from app.db.repository import GameRepository
@@ -95,6 +96,7 @@ def create_app(
         garbage.settle()
         app.state.games = games
         app.state.stats = StatsRepository(engine)
+        app.state.claims = ClaimsRepository(engine)
         app.state.registry = registry
         background = [
             asyncio.create_task(_sweep_forever(registry)),
@@ -128,6 +130,7 @@ def create_app(
     app.add_exception_handler(OperationalError, api.database_away)
     app.include_router(api.router)
     app.include_router(stats.router)
+    app.include_router(devices.router)
     app.include_router(ws.router)
     app.include_router(web.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")

@@ -69,6 +69,8 @@ def _chat_length(text: str) -> str:
 
 
 ChatText = Annotated[str, AfterValidator(_chat_length)]
+# At least 128 random bits (22 URL-safe base64 characters), printable ASCII (app/db/claims.py).
+PlayerKey = Annotated[str, StringConstraints(min_length=22, max_length=128, pattern=r"^[!-~]+$")]
 
 
 class ProtocolError(Exception):
@@ -116,11 +118,13 @@ class _Message(BaseModel):
 class Join(_Message):
     type: Literal["join"]
     name: Name
+    player_key: PlayerKey | None = None  # or the `perudo_player` cookie (app/ws.py)
 
 
 class Resume(_Message):
     type: Literal["resume"]
     token: str
+    player_key: PlayerKey | None = None
 
 
 class Watch(_Message):
@@ -315,6 +319,7 @@ class StatePublic(TypedDict):
     game_id: str | None
     server_time: float
     spectators: int
+    rating_changes: NotRequired[list[RatingChange]]  # on the state that first carries game_id
 
 
 class StateMessage(StatePublic):
@@ -326,6 +331,9 @@ class WelcomeMessage(TypedDict):
     room_id: str
     seat: int | None
     token: str | None
+    # Whether the seat plays as a guest: no player key, or the name is another key's.
+    # NotRequired until the rooms send it (PROTOCOL.md requires it).
+    guest: NotRequired[bool]
     autoplayed: NotRequired[list[AutoplayedMessage]]  # beyond PROTOCOL.md: played while away
 
 

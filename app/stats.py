@@ -1,7 +1,9 @@
-"""Player stats: the `/players` leaderboard page and its JSON API (`/api/players`).
+"""Player stats: the `/players` leaderboard page and its JSON API (`/api/players`), and a
+player's own page (`/players/{name}`: their rating over time and their regular opponents).
 
 Figures are per name on this server, names matched ignoring case and shown as last used;
-bots are left out. The page is a shell: static/js/leaderboard.js fetches the API.
+bots are rated per level, beside the people. The leaderboard is a shell that
+static/js/leaderboard.js fills from the API; a player's page is drawn here, chart included.
 """
 
 from __future__ import annotations
@@ -13,8 +15,11 @@ from fastapi.responses import HTMLResponse
 from pydantic import BaseModel
 
 from app.api import DATABASE_AWAY, MAX_OFFSET
+from app.chart import rating_chart
+from app.db.ratings import PROVISIONAL_GAMES
 from app.db.stats import Sort
-from app.deps import StatsDep
+from app.deps import ClaimsDep, StatsDep
+from app.player_key import cookie_key
 from app.web import render
 
 router = APIRouter()
@@ -32,11 +37,27 @@ class PlayerStats(BaseModel):
     calza_calls: int
     calza_wins: int
     calza_rate: float | None
+    rating: float  # mu: the skill the games so far point to
+    rating_sigma: float  # its uncertainty
+    rating_low: float  # mu - 3 sigma: the conservative figure the leaderboard ranks by
+    rated_games: int
+    provisional: bool  # fewer than 10 rated games
+    claimed: bool  # a player key owns the name
+
+
+class BotRating(BaseModel):
+    level: str
+    rating: float
+    rating_sigma: float
+    rating_low: float
+    rated_games: int
+    provisional: bool
 
 
 class PlayerPage(BaseModel):
     players: list[PlayerStats]
     total: int  # players in all, for the pager
+    bots: list[BotRating]  # each bot level's rating, best first (beyond PROTOCOL.md)
 
 
 @router.get("/api/players", responses=DATABASE_AWAY)
@@ -44,12 +65,13 @@ def list_players(
     stats: StatsDep,
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
     offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0,
-    sort: Sort = "wins",
+    sort: Sort = "rating",
 ) -> PlayerPage:
-    """People who finished a game here: most wins first (fewest games among equals), or
-    most games, or by name (a sync route: FastAPI runs it in a worker thread)."""
+    """People who finished a game here: highest conservative rating first, or most wins
+    (fewest games among equals), or most games, or by name (a sync route: FastAPI runs it in
+    a worker thread)."""
     players, total = stats.leaderboard(sort, limit, offset)
-    return PlayerPage.model_validate({"players": players, "total": total})
+    return PlayerPage.model_validate({"players": players, "total": total, "bots": stats.bots()})
 
 
 @router.get(
@@ -72,3 +94,31 @@ def leaderboard(request: Request) -> HTMLResponse:
     """The leaderboard; `?sort=games&page=2` pick the order and page, `?name=Ana` puts one
     player's figures above it."""
     return render(request, "players.html")
+
+
+@router.get("/players/{name:path}", response_class=HTMLResponse)
+def player_page(
+    request: Request,
+    name: Annotated[str, Path(min_length=1, max_length=64, pattern=NAME_PATTERN)],
+    stats: StatsDep,
+    claims: ClaimsDep,
+) -> HTMLResponse:
+    """One player's rating over time, their record against regular opponents, and (for the
+    browser that owns the name) the link that carries it to another device."""
+    player = stats.player(name)
+    if player is None:
+        response = render(request, "player.html", player=None, player_name=name)
+        response.status_code = 404
+        return response
+    history = stats.history(name)
+    return render(
+        request,
+        "player.html",
+        player=player,
+        player_name=player["name"],
+        history=history,
+        chart=rating_chart([point["rating_low"] for point in history]),
+        opponents=stats.opponents(name),
+        provisional_games=PROVISIONAL_GAMES,
+        owned=claims.owns(name, cookie_key(request.cookies)),
+    )

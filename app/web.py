@@ -16,6 +16,7 @@ from jinja2 import Environment, FileSystemLoader
 
 from app import i18n
 from app.paths import TEMPLATES_DIR
+from app.player_key import keep_player_key
 
 # Pages load only local scripts and styles; inline SVG (dice, QR) needs no img-src.
 CONTENT_SECURITY_POLICY = (
@@ -82,15 +83,18 @@ def home(request: Request) -> HTMLResponse:
 
 @router.get("/r/{room_id}")
 def room(request: Request, room_id: str) -> HTMLResponse:
-    """The room: lobby, table, reveal and game end are all drawn by static/js/room.js."""
+    """The room: lobby, table, reveal and game end are all drawn by static/js/room.js. A
+    browser sitting down for the first time gets its player key here."""
     share_url = str(request.url_for("room", room_id=room_id))
-    return render(
+    response = render(
         request,
         "room.html",
         room_id=room_id,
         share_url=share_url,
         qr_svg=qr_svg(share_url),
     )
+    keep_player_key(request, response)
+    return response
 
 
 @router.get("/games")

@@ -20,6 +20,7 @@ from starlette.websockets import WebSocketDisconnect
 from app import metrics
 from app.deps import RateLimitsDep, RegistryDep, SettingsDep
 from app.limits import RateLimiter, origin_allowed
+from app.player_key import cookie_key
 from app.protocol import (
     MAX_FRAME_BYTES,
     PONG,
@@ -164,8 +165,11 @@ async def play(
         return
     conn = WsConnection(websocket)
     metrics.SOCKETS.inc()
+    player_key = cookie_key(websocket.cookies)
     try:
-        await _serve(websocket, room, conn, RateLimiter(rate_limits), settings.hello_seconds)
+        await _serve(
+            websocket, room, conn, RateLimiter(rate_limits), settings.hello_seconds, player_key
+        )
     finally:
         metrics.SOCKETS.dec()
         await room.disconnect(conn)
@@ -173,9 +177,15 @@ async def play(
 
 
 async def _serve(
-    websocket: WebSocket, room: Room, conn: WsConnection, limiter: RateLimiter, hello_within: float
+    websocket: WebSocket,
+    room: Room,
+    conn: WsConnection,
+    limiter: RateLimiter,
+    hello_within: float,
+    player_key: str | None,
 ) -> None:
-    """Read frames until the client goes or breaks a limit."""
+    """Read frames until the client goes or breaks a limit; `player_key` is the handshake's
+    cookie."""
     loop = asyncio.get_running_loop()
     hello_deadline = loop.time() + hello_within
     said_hello = False
@@ -206,11 +216,14 @@ async def _serve(
                 conn.close(CloseCode.POLICY_VIOLATION)
                 return
             continue
-        said_hello = await handle_text(room, conn, text, said_hello)
+        said_hello = await handle_text(room, conn, text, said_hello, player_key)
 
 
-async def handle_text(room: Room, conn: Connection, text: str, said_hello: bool) -> bool:
-    """Parse and apply one text frame, answering a refusal with an `error` frame.
+async def handle_text(
+    room: Room, conn: Connection, text: str, said_hello: bool, player_key: str | None = None
+) -> bool:
+    """Parse and apply one text frame, answering a refusal with an `error` frame. A hello
+    without its own `player_key` takes the handshake's (`player_key`, from the cookie).
 
     Returns whether the connection has said hello once this frame is handled.
     """
@@ -223,6 +236,8 @@ async def handle_text(room: Room, conn: Connection, text: str, said_hello: bool)
         elif said_hello:
             await room.receive(conn, message)
         elif isinstance(message, Join | Resume | Watch):
+            if not isinstance(message, Watch) and message.player_key is None and player_key:
+                message = message.model_copy(update={"player_key": player_key})
             await room.hello(conn, message)
             return True
         else:

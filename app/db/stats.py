@@ -18,13 +18,16 @@ from typing import Any, Literal
 
 from sqlalchemy import ColumnElement, Connection, Engine, Select, and_, case, func, or_, select
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.orm import sessionmaker
+from sqlalchemy.orm import aliased, sessionmaker
 
-from app.db.models import BotRatingRow, PlayerRow, PlayerStatsRow
+from app.db.models import BotRatingRow, GameRow, PlayerRow, PlayerStatsRow
 from app.db.ratings import PROVISIONAL_GAMES, Rating
 
 Sort = Literal["rating", "wins", "games", "name"]
 Query = Select[*tuple[Any, ...]]
+HISTORY_POINTS = 200  # the player's chart: their latest rated games
+REGULAR_GAMES = 2  # games together that make a regular opponent
+OPPONENTS = 12
 TOTALS = ("games", "wins", "place_sum", "dudo_calls", "dudo_wins", "calza_calls", "calza_wins")
 RATING_COLUMNS = ("owner", "mu", "sigma", "rating_low", "rated_games", "rating_seq")
 
@@ -224,6 +227,62 @@ class StatsRepository:
         with self._sessions() as session:
             row = session.get(PlayerStatsRow, name_key(name, bot=False))
             return None if row is None else _player(row)
+
+    def history(self, name: str, limit: int = HISTORY_POINTS) -> list[dict[str, Any]]:
+        """A player's rating after each of their latest `limit` rated games, oldest first."""
+        p, g = PlayerRow, GameRow
+        query = (
+            select(p.game_id, p.finished_at, p.place, p.mu, p.sigma)
+            .join(g, g.id == p.game_id)
+            .where(p.name_key == name_key(name, bot=False), p.mu.is_not(None))
+            .order_by(g.rating_seq.desc())
+            .limit(limit)
+        )
+        with self._sessions() as session:
+            rows = session.execute(query).all()
+        return [
+            {
+                "game_id": row.game_id,
+                "finished_at": row.finished_at,
+                "place": row.place,
+                "rating_low": Rating(row.mu, row.sigma).low,
+            }
+            for row in reversed(rows)
+        ]
+
+    def opponents(
+        self, name: str, least: int = REGULAR_GAMES, limit: int = OPPONENTS
+    ) -> list[dict[str, Any]]:
+        """A player's record against the people and bot levels they met in at least `least`
+        counted games: most games together first; `ahead` counts the games the player
+        finished above them, `behind` below."""
+        me, them, stats = aliased(PlayerRow), aliased(PlayerRow), PlayerStatsRow
+        together = func.count().label("games")
+        query = (
+            select(
+                them.bot,
+                func.coalesce(stats.name, them.level).label("name"),
+                together,
+                func.sum(case((me.place < them.place, 1), else_=0)).label("ahead"),
+            )
+            .join(them, and_(them.game_id == me.game_id, them.seat != me.seat))
+            .outerjoin(stats, stats.name_key == them.name_key)
+            .where(
+                me.name_key == name_key(name, bot=False),
+                or_(them.name_key.is_not(None), them.level.is_not(None)),
+            )
+            .group_by(them.bot, them.name_key, them.level, stats.name)
+            .having(together >= least)
+            .order_by(together.desc(), them.bot, func.coalesce(stats.name, them.level))
+            .limit(limit)
+        )
+        with self._sessions() as session:
+            rows = session.execute(query).all()
+        return [
+            {"name": row.name, "bot": row.bot, "games": row.games}
+            | {"ahead": row.ahead, "behind": row.games - row.ahead}
+            for row in rows
+        ]
 
     def bots(self) -> list[dict[str, Any]]:
         """The bot levels' ratings, best first (a few rows: one per level ever rated)."""

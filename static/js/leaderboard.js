@@ -1,14 +1,15 @@
 // The leaderboard of /players, from GET /api/players. The address holds the state, so every
-// view can be shared and Back works: ?sort=wins|games|name, ?page=2, and ?name=Ana to show
-// one player's figures above the list (the game's end screen links there).
+// view can be shared and Back works: ?sort=rating|wins|games|name, ?page=2, and ?name=Ana to
+// show one player's figures above the list (the game's end screen links there). Each name
+// links to the player's own page, /players/<name>, with their rating chart.
 import { byId, fill, getJSON, h } from "./dom.js";
 import { lang, n, percent, t } from "./i18n.js";
 
 const PAGE = 20;
-const SORTS = ["wins", "games", "name"];
+const SORTS = ["rating", "wins", "games", "name"];
 
 const params = new URLSearchParams(location.search);
-const sort = SORTS.includes(params.get("sort")) ? params.get("sort") : "wins";
+const sort = SORTS.includes(params.get("sort")) ? params.get("sort") : "rating";
 const page = Math.max(1, Math.floor(Number(params.get("page"))) || 1);
 const picked = params.get("name")?.trim() || null;
 
@@ -19,7 +20,7 @@ function link(changes) {
     if (value === null) next.delete(key);
     else next.set(key, String(value));
   }
-  if (next.get("sort") === "wins") next.delete("sort");
+  if (next.get("sort") === "rating") next.delete("sort");
   if (next.get("page") === "1") next.delete("page");
   const query = next.toString();
   return query ? `/players?${query}` : "/players";
@@ -42,6 +43,24 @@ function calzaLine(p) {
   return t("calza {rate} ({wins} of {calls})", { rate: percent(p.calza_rate), wins: p.calza_wins, calls: p.calza_calls });
 }
 
+const ratingFormat = new Intl.NumberFormat(lang, { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+const rating = (value) => ratingFormat.format(value);
+
+/** "12.3 (skill 25.0 ± 8.1) · 4 rated games", and the provisional and claimed badges. */
+function ratingLine(p) {
+  return [
+    h("span", { class: "leader-rating nowrap" }, rating(p.rating_low)),
+    " ",
+    h("span", { class: "nowrap" }, t("(skill {mu} ± {spread})", { mu: rating(p.rating), spread: rating(3 * p.rating_sigma) })),
+    " · ",
+    h("span", { class: "nowrap" }, n("{count} rated game", "{count} rated games", p.rated_games)),
+    p.provisional ? [" ", h("span", { class: "badge provisional" }, t("Provisional"))] : null,
+  ];
+}
+
+/** The player's own page: their chart and their regular opponents. */
+export const playerPage = (name) => `/players/${encodeURIComponent(name)}`;
+
 /** Figures joined by " · ", each kept on one line (a narrow screen wraps between them). */
 function parts(...texts) {
   return texts.flatMap((text, i) => [i ? " · " : null, h("span", { class: "nowrap" }, text)]);
@@ -57,8 +76,14 @@ function entry(player, rank) {
       "a",
       { href: link({ name: player.name }), "aria-current": same ? "true" : null },
       rank === null ? null : h("span", { class: "leader-rank" }, String(rank)),
-      h("strong", { class: "leader-name" }, player.name),
-      h("span", { class: "leader-figures" }, parts(
+      h(
+        "strong",
+        { class: "leader-name" },
+        player.name,
+        player.claimed ? [" ", h("span", { class: "badge claimed" }, t("Claimed"))] : null,
+      ),
+      h("span", { class: "leader-figures" }, ratingLine(player)),
+      h("span", { class: "game-when" }, parts(
         n("{count} win", "{count} wins", player.wins),
         n("{count} game", "{count} games", player.games),
         t("average place {place}", { place: place(player.average_place) }),
@@ -66,6 +91,24 @@ function entry(player, rank) {
       h("span", { class: "game-when" }, parts(dudoLine(player), calzaLine(player))),
     ),
   );
+}
+
+function botEntry(bot) {
+  return h(
+    "li",
+    {},
+    h(
+      "div",
+      { class: "bot-entry" },
+      h("strong", { class: "leader-name" }, h("span", { class: "badge bot" }, t("Bot")), " ", levelName(bot.level)),
+      h("span", { class: "leader-figures" }, ratingLine(bot)),
+    ),
+  );
+}
+
+function levelName(level) {
+  const names = { easy: t("easy"), normal: t("normal"), hard: t("hard"), expert: t("expert") };
+  return names[level] ?? level;
 }
 
 function figure(label, value, detail = null) {
@@ -80,10 +123,11 @@ async function showPicked() {
     const p = await getJSON(`/api/players/${encodeURIComponent(picked)}`);
     fill(
       card,
-      h("h2", {}, p.name),
+      h("h2", {}, h("a", { href: playerPage(p.name) }, p.name)),
       h(
         "dl",
         { class: "stat-grid" },
+        figure(t("Rating"), rating(p.rating_low), n("{count} rated game", "{count} rated games", p.rated_games)),
         figure(t("Games"), String(p.games)),
         figure(t("Wins"), String(p.wins)),
         figure(t("Average place"), place(p.average_place)),
@@ -130,7 +174,7 @@ async function showBoard() {
   const status = byId("players-status");
   const offset = (page - 1) * PAGE;
   try {
-    const { players, total } = await getJSON(`/api/players?limit=${PAGE}&offset=${offset}&sort=${sort}`);
+    const { players, total, bots } = await getJSON(`/api/players?limit=${PAGE}&offset=${offset}&sort=${sort}`);
     const ranked = sort !== "name";
     const list = fill(byId("players"), players.map((p, i) => entry(p, ranked ? offset + i + 1 : null)));
     list.classList.toggle("ranked", ranked);
@@ -138,6 +182,8 @@ async function showBoard() {
     else if (players.length === 0) status.textContent = t("This page is past the end of the list.");
     else status.textContent = "";
     showPager(total);
+    byId("bots").hidden = bots.length === 0;
+    fill(byId("bot-list"), bots.map(botEntry));
   } catch {
     status.textContent = t("Could not load the players. Try again later.");
   }
