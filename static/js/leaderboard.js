@@ -2,6 +2,7 @@
 // view can be shared and Back works: ?sort=rating|wins|games|name, ?page=2, and ?name=Ana to
 // show one player's figures above the list (the game's end screen links there). Each name
 // links to the player's own page, /players/<name>, with their rating chart.
+import { BOT_LEVELS } from "./codes.js";
 import { byId, fill, getJSON, h } from "./dom.js";
 import { lang, n, percent, t } from "./i18n.js";
 
@@ -106,9 +107,9 @@ function botEntry(bot) {
   );
 }
 
+/** A bot level's name in this language, as the lobby shows it. */
 function levelName(level) {
-  const names = { easy: t("easy"), normal: t("normal"), hard: t("hard"), expert: t("expert") };
-  return names[level] ?? level;
+  return BOT_LEVELS.find((l) => l.value === level)?.label ?? level;
 }
 
 function figure(label, value, detail = null) {

@@ -85,7 +85,7 @@ def test_a_players_page_draws_the_chart_and_the_opponents(played: TestClient) ->
         (re.sub("<[^>]+>", "", name).strip(), games, ahead) for name, games, ahead in opponents
     ] == [
         ("Ben", "3", "3"),  # people first among equals, then the bot levels
-        ("Bot hard", "3", "3"),
+        ("Bot Hard", "3", "3"),
     ]
     assert 'id="device-link"' not in html  # this client holds no key of Anna's
     assert played.get("/players/nobody").status_code == 404
