@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 WIDTH, HEIGHT = 600, 200
-PAD_LEFT, PAD_RIGHT, PAD_Y = 44, 8, 12
+PAD_LEFT, PAD_RIGHT, PAD_Y = 56, 8, 14
 GRID_LINES = 4
 
 

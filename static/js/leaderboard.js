@@ -55,7 +55,7 @@ function ratingLine(p) {
     h("span", { class: "nowrap" }, t("(skill {mu} ± {spread})", { mu: rating(p.rating), spread: rating(3 * p.rating_sigma) })),
     " · ",
     h("span", { class: "nowrap" }, n("{count} rated game", "{count} rated games", p.rated_games)),
-    p.provisional ? [" ", h("span", { class: "badge provisional" }, t("Provisional"))] : null,
+    ...(p.provisional ? [" ", h("span", { class: "badge provisional" }, t("Provisional"))] : []),
   ];
 }
 
@@ -83,8 +83,8 @@ function entry(player, rank) {
         player.name,
         player.claimed ? [" ", h("span", { class: "badge claimed" }, t("Claimed"))] : null,
       ),
-      h("span", { class: "leader-figures" }, ratingLine(player)),
-      h("span", { class: "game-when" }, parts(
+      h("span", { class: "leader-score" }, ratingLine(player)),
+      h("span", { class: "leader-figures" }, parts(
         n("{count} win", "{count} wins", player.wins),
         n("{count} game", "{count} games", player.games),
         t("average place {place}", { place: place(player.average_place) }),
@@ -102,7 +102,7 @@ function botEntry(bot) {
       "div",
       { class: "bot-entry" },
       h("strong", { class: "leader-name" }, h("span", { class: "badge bot" }, t("Bot")), " ", levelName(bot.level)),
-      h("span", { class: "leader-figures" }, ratingLine(bot)),
+      h("span", { class: "leader-score" }, ratingLine(bot)),
     ),
   );
 }
