@@ -46,17 +46,19 @@ from sqlalchemy.pool import NullPool
 
 from app import stats
 from app.config import Settings
+from app.db import ratings
 from app.db.migrate import upgrade
-from app.db.models import GameRow, PlayerRow, PlayerStatsRow, RoundRow
+from app.db.models import INITIAL_MU, INITIAL_SIGMA, GameRow, PlayerRow, PlayerStatsRow, RoundRow
 from app.db.repository import GameRepository, new_game_id
 from app.db.session import make_engine
-from app.db.stats import Calls, StatsRepository, name_key, recount, tally_calls
+from app.db.stats import RATING_COLUMNS, Calls, StatsRepository, name_key, recount, tally_calls
 from app.main import create_app
 
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
 BATCH = 1000  # games per transaction
 PAGE = 20
 SETTINGS = {"max_players": 6, "calza": True, "palifico": True, "calza_rule": "pressman"}
+LEVELS = ("easy", "normal", "hard")
 
 
 @dataclass
@@ -85,6 +87,9 @@ class Tally:
         }
 
 
+TALLIED = frozenset(Tally(games=1).entry())  # the figures an answer must match exactly
+
+
 class Generator:
     """Random finished games in the rows `save_game` writes, tallied as they are made."""
 
@@ -94,6 +99,7 @@ class Generator:
         weights = [1 / (rank + 1) ** 0.8 for rank in range(people)]  # a long tail
         self.cumulative = list(itertools.accumulate(weights))
         self.tallies: dict[str, Tally] = {}
+        self.last_seq: dict[ratings.Player, int] = {}
 
     def spelling(self, name: str) -> str:
         roll = self.rng.random()
@@ -116,6 +122,7 @@ class Generator:
             (f"Bot {seat}", True) if seat in bots else (self.spelling(next(names)), False)
             for seat in range(size)
         ]
+        levels = [rng.choice(LEVELS) if bot else None for _, bot in seats]
         places = list(range(1, size + 1))
         rng.shuffle(places)
         game_id = new_game_id()
@@ -136,6 +143,10 @@ class Generator:
                     "name_key": key,
                     "finished_at": finished,
                     **asdict(seat_calls),
+                    "guest": False,
+                    "level": levels[seat],
+                    "mu": None,
+                    "sigma": None,
                 }
             )
             if key is not None:
@@ -147,6 +158,13 @@ class Generator:
                     a + b for a, b in zip(tally.calls, asdict(seat_calls).values(), strict=True)
                 ]
                 tally.latest = max(tally.latest, (finished, game_id, name))
+        # The seats save_game would rate, numbered as it numbers them (app/db/ratings.py);
+        # their ratings are then worked out by the recount, as `perudo recount` does.
+        rated = ratings.rated_seats(players)
+        seq = 1 + max((self.last_seq.get(player, 0) for player in rated), default=0)
+        for player, seat in rated.items():
+            seat["mu"], seat["sigma"] = INITIAL_MU, INITIAL_SIGMA
+            self.last_seq[player] = seq
         game = {
             "id": game_id,
             "room_id": secrets.token_urlsafe(7),
@@ -154,6 +172,7 @@ class Generator:
             "finished_at": finished,
             "settings": SETTINGS,
             "winner_seat": places.index(1),
+            "rating_seq": seq if rated else None,
         }
         for row in rounds:
             row["game_id"] = game_id
@@ -221,7 +240,7 @@ def fill(engine: Engine, generator: Generator, games: int) -> None:
         rate = done / (time.perf_counter() - started)
         print(f"\r  {done:,} games, {rate:,.0f} games/s", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
-    columns = [column.name for column in PlayerStatsRow.__table__.columns]
+    columns = [c.name for c in PlayerStatsRow.__table__.columns if c.name not in RATING_COLUMNS]
     with engine.begin() as connection:
         connection.execute(insert(PlayerStatsRow).from_select(columns, recount()))
 
@@ -237,7 +256,10 @@ def as_record(
         "finished_at": game["finished_at"].isoformat(),
         "settings": game["settings"],
         "winner": {"seat": winner["seat"], "name": winner["name"]},
-        "players": [{k: p[k] for k in ("seat", "name", "bot", "place")} for p in players],
+        "players": [
+            {k: p[k] for k in ("seat", "name", "bot", "place")} | {"level": p["level"]}
+            for p in players
+        ],
         "rounds": [{k: v for k, v in r.items() if k != "game_id"} for r in rounds],
     }
 
@@ -258,6 +280,11 @@ def time_saves(engine: Engine, generator: Generator, first: int, saves: int) -> 
         "p95_ms": times[round(0.95 * (len(times) - 1))],
         "max_ms": times[-1],
     }
+
+
+def figures_only(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Answers without their rating fields: what the generator's tallies can check."""
+    return [{key: value for key, value in entry.items() if key in TALLIED} for entry in entries]
 
 
 def expected(generator: Generator, sort: str) -> list[dict[str, Any]]:
@@ -346,7 +373,13 @@ def main() -> None:
         started = time.perf_counter()
         fill(engine, generator, args.games)
         fill_seconds = time.perf_counter() - started
+        started = time.perf_counter()
+        ratings.recount(engine)  # rates the filled games, as `perudo recount` would
+        rating_seconds = time.perf_counter() - started
+        print(f"  rated them in {rating_seconds:.0f} s", file=sys.stderr)
         saving = time_saves(engine, generator, args.games, args.saves)
+        differed = ratings.recount(engine)
+        assert differed == 0, f"the recount differs from the running ratings in {differed}"
         with engine.connect() as connection:
             seats = connection.scalar(select(func.count()).select_from(PlayerRow))
         if backend == "postgresql":  # what autovacuum does soon after a load like this
@@ -367,10 +400,18 @@ def main() -> None:
             busiest = expected(generator, "games")[0]
             rarest = expected(generator, "games")[-1]
             queries = [
-                ("first page, by wins", f"/api/players?limit={PAGE}", "wins", 0),
+                ("first page, by rating", f"/api/players?limit={PAGE}", "rating", 0),
+                ("middle page, by rating", f"/api/players?offset={people // 2}", "rating", 0),
+                ("last page, by rating", f"/api/players?offset={last}", "rating", 0),
+                ("first page, by wins", f"/api/players?limit={PAGE}&sort=wins", "wins", 0),
                 ("first page, by games", f"/api/players?limit={PAGE}&sort=games", "games", 0),
-                ("middle page, by wins", f"/api/players?offset={people // 2}", "wins", people // 2),
-                ("last page, by wins", f"/api/players?offset={last}", "wins", last),
+                (
+                    "middle page, by wins",
+                    f"/api/players?offset={people // 2}&sort=wins",
+                    "wins",
+                    people // 2,
+                ),
+                ("last page, by wins", f"/api/players?offset={last}&sort=wins", "wins", last),
                 ("last page, by name", f"/api/players?offset={last}&sort=name", "name", last),
                 ("busiest player", f"/api/players/{busiest['name'].swapcase()}", None, 0),
                 ("rarest player", f"/api/players/{rarest['name']}", None, 0),
@@ -379,12 +420,18 @@ def main() -> None:
             results = []
             for label, path, sort, offset in queries:
                 response, figures = timed(client, path, args.repeat)
-                if sort is not None:
+                answer = response.json()
+                if sort == "rating":  # no tally of ratings here: the order, and every one rated
+                    lows = [player["rating_low"] for player in answer["players"]]
+                    assert lows == sorted(lows, reverse=True) and len(lows) == PAGE, label
+                    assert answer["total"] == people and len(answer["bots"]) == len(LEVELS)
+                elif sort is not None:
                     want = expected(generator, sort)[offset : offset + PAGE]
-                    assert response.json() == {"players": want, "total": people}, label
+                    assert figures_only(answer["players"]) == want, label
+                    assert answer["total"] == people, label
                 elif path.startswith("/api/"):
                     want_one = busiest if label == "busiest player" else rarest
-                    assert response.json() == want_one, label
+                    assert figures_only([answer]) == [want_one], label
                 results.append({"query": label, "path": path, **figures})
         engine.dispose()
 
@@ -394,6 +441,7 @@ def main() -> None:
         "seats": seats,
         "people": people,
         "fill_seconds": round(fill_seconds, 1),
+        "rating_seconds": round(rating_seconds, 1),
         "repeat": args.repeat,
         "queries": results,
         "save_game": {"games": args.saves, **saving},
@@ -401,7 +449,8 @@ def main() -> None:
     table = sys.stderr if args.json == "-" else sys.stdout  # `--json -`: stdout is JSON only
     print(
         f"\n{args.games + args.saves:,} games ({seats:,} seats, {people:,} people) on {backend}, "
-        f"{args.games:,} filled in {fill_seconds:.0f} s; {args.repeat} calls each:\n",
+        f"{args.games:,} filled in {fill_seconds:.0f} s and rated in {rating_seconds:.0f} s "
+        f"(the recount after the saves: 0 differed); {args.repeat} calls each:\n",
         file=table,
     )
     print("| query | median ms | p95 ms | max ms |\n|---|---:|---:|---:|", file=table)

@@ -220,16 +220,19 @@ def _differences(now: Mapping[Any, object], before: Mapping[Any, object]) -> int
 
 
 def recount(engine: Engine) -> int:
-    """Replace every stored rating by the replay's, in one transaction; returns how many
-    players' or seats' ratings differed (0 when the running updates were right)."""
+    """Replace every stored rating by the replay's, in one transaction that first locks
+    every rating row (a game saved meanwhile waits, then builds on the recount); returns how
+    many players' or seats' ratings differed (0 when the running updates were right)."""
     with engine.begin() as connection:
+        s = PlayerStatsRow
+        connection.execute(select(s.name_key).with_for_update()).all()
+        connection.execute(select(BotRatingRow.level).with_for_update()).all()
         now, before = replay(connection), stored(connection)
         changed = (
             _differences(now.people, before.people)
             + _differences(now.bots, before.bots)
             + _differences(now.seats, before.seats)
         )
-        s = PlayerStatsRow
         connection.execute(update(s).values(_columns(Rating())))
         connection.execute(update(BotRatingRow).values(_columns(Rating())))
         connection.execute(update(SEATS).values(mu=None, sigma=None))
@@ -238,6 +241,7 @@ def recount(engine: Engine) -> int:
                 UPDATE_PERSON,
                 [{"key_": key, **_columns(rating)} for key, rating in sorted(now.people.items())],
             )
+        lock_bots(connection, now.bots)  # a level's row may be missing: games filled in bulk
         store_bots(connection, now.bots)
         if now.seats:
             connection.execute(

@@ -11,10 +11,17 @@ from typing import Any
 
 import pytest
 from openskill.models import PlackettLuce
-from sqlalchemy import Engine, select, update
+from sqlalchemy import Engine, delete, select, update
 
 from app.db.claims import ClaimsRepository, key_hash
-from app.db.models import INITIAL_LOW, INITIAL_MU, INITIAL_SIGMA, PlayerRow, PlayerStatsRow
+from app.db.models import (
+    INITIAL_LOW,
+    INITIAL_MU,
+    INITIAL_SIGMA,
+    BotRatingRow,
+    PlayerRow,
+    PlayerStatsRow,
+)
 from app.db.ratings import recount, replay, stored
 from app.db.repository import GameRepository
 from app.db.stats import StatsRepository
@@ -154,7 +161,8 @@ def test_the_recount_repairs_a_rating_that_went_wrong(engine: Engine) -> None:
         connection.execute(
             update(PlayerStatsRow).where(PlayerStatsRow.name_key == "ana").values(mu=99.0)
         )
-    assert recount(engine) == 1
+        connection.execute(delete(BotRatingRow).where(BotRatingRow.level == "easy"))
+    assert recount(engine) == 2
     with engine.connect() as connection:
         assert stored(connection) == running
 
