@@ -18,6 +18,7 @@ from app.db.ratings import lock_bots, rate, rated_seats, store_bots
 from app.db.session import dump_json
 from app.db.stats import Calls, count_game, lock_people, name_key, tally_calls
 from app.protocol import RatingChange
+from app.utc import format_utc, parse_utc
 
 GAME_ID_BYTES = 8  # 64 random bits, 11 URL-safe characters
 # Games and the journal are written through Core: the ORM's unit of work costs more than the rows.
@@ -58,19 +59,6 @@ def _owner(player_key: str | None) -> str | None:
 def new_game_id() -> str:
     """A short, unguessable, URL-safe id for a saved game."""
     return secrets.token_urlsafe(GAME_ID_BYTES)
-
-
-def parse_utc(text: str) -> datetime:
-    """An ISO-8601 timestamp with a zone (`Z` or an offset), as an aware datetime."""
-    moment = datetime.fromisoformat(text)
-    if moment.tzinfo is None:
-        raise ValueError(f"timestamp without a time zone: {text!r}")
-    return moment.astimezone(UTC)
-
-
-def format_utc(moment: datetime) -> str:
-    """The ISO-8601 UTC text every API answer uses, e.g. `2025-01-02T03:04:05.678901+00:00`."""
-    return moment.astimezone(UTC).isoformat()
 
 
 class GameRepository:

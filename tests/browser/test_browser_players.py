@@ -39,7 +39,7 @@ def serving(games: list[dict[str, Any]], directory: Path) -> Iterator[str]:
     engine = make_engine(url)
     for game in games:
         GameRepository(engine).save_game(game)
-    app = create_app(Settings(database_url=url, bot_delay_ms=0))
+    app = create_app(Settings(database_url=url, bot_delay_ms=0, calza_window_ms=0))
     port = free_port()
     server = uvicorn.Server(
         uvicorn.Config(app, host="127.0.0.1", port=port, ws="none", log_level="warning")
