@@ -9,6 +9,7 @@ from the engine; this module adds the codes of the wire around them.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import IntEnum
 from typing import Annotated, Any, Literal, NotRequired, TypedDict, get_args, get_type_hints
 
@@ -336,6 +337,15 @@ class RatingChange(TypedDict):
     after: float
 
 
+@dataclass(frozen=True, slots=True)
+class SavedGame:
+    """What storing a finished game gives its room back: the game's id, and the rated
+    seats' changes for the `state` that first carries it."""
+
+    game_id: str
+    rating_changes: list[RatingChange]
+
+
 class AutoplayedMarks(TypedDict):
     """In a game where the server's bot made a move for a person (beyond PROTOCOL.md): why it
     made each bid of the round (beside `round.bids`) and each finished round's call (beside
@@ -374,9 +384,7 @@ class WelcomeMessage(TypedDict):
     room_id: str
     seat: int | None
     token: str | None
-    # Whether the seat plays as a guest: no player key, or the name is another key's.
-    # NotRequired until the rooms send it (PROTOCOL.md requires it).
-    guest: NotRequired[bool]
+    guest: bool  # the seat plays as a guest: no player key, or the name is another key's
     autoplayed: NotRequired[list[AutoplayedMessage]]  # beyond PROTOCOL.md: played while away
 
 

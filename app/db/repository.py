@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, replace
 from datetime import UTC, datetime
 from typing import Any, cast
 
@@ -12,12 +12,12 @@ import orjson
 from sqlalchemy import Dialect, Engine, Table, bindparam, delete, insert, select, text
 from sqlalchemy.orm import selectinload, sessionmaker
 
-from app.db.claims import key_hash, well_formed
+from app.db.claims import ClaimsRepository, key_hash, well_formed
 from app.db.models import GameRow, PlayerRow, RoomJournalRow, RoomSnapshotRow, RoundRow
 from app.db.ratings import lock_bots, rate, rated_seats, store_bots
 from app.db.session import dump_json
 from app.db.stats import Calls, count_game, lock_people, name_key, tally_calls
-from app.protocol import RatingChange
+from app.protocol import RatingChange, SavedGame
 from app.utc import format_utc, parse_utc
 
 GAME_ID_BYTES = 8  # 64 random bits, 11 URL-safe characters
@@ -41,14 +41,6 @@ DELETE_JOURNAL = delete(JOURNAL).where(JOURNAL.c.room_id.in_(bindparam("rooms", 
 # each row's parameters was a sixth of the writer thread's CPU. Their data go as the JSON
 # text the column's type would write.
 JOURNAL_INSERT = f"INSERT INTO {JOURNAL.name} (room_id, rev, data) VALUES ({{0}}, {{0}}, {{0}})"
-
-
-@dataclass(frozen=True, slots=True)
-class SavedGame:
-    """A saved game's id, and each rated seat's change (the state's `rating_changes`)."""
-
-    game_id: str
-    rating_changes: list[RatingChange]
 
 
 def _owner(player_key: str | None) -> str | None:
@@ -79,11 +71,7 @@ class GameRepository:
 
     # ----- finished games -----------------------------------------------------------------
 
-    def save_game(self, record: Mapping[str, Any]) -> str:
-        """Store a finished game; returns the new game_id (`save_rated_game` for its ratings)."""
-        return self.save_rated_game(record).game_id
-
-    def save_rated_game(self, record: Mapping[str, Any]) -> SavedGame:
+    def save_game(self, record: Mapping[str, Any]) -> SavedGame:
         """Store a finished game (the `GET /api/games/{id}` shape without `game_id`; each
         player may carry `player_key`, `guest` and, for a bot, `level`), its people's totals,
         the name claims and the ratings, in one transaction.
@@ -178,6 +166,11 @@ class GameRepository:
             count_game(connection, game_id, finished_at, seats, people)  # the leaderboard's
             store_bots(connection, {p.key: bots[p.key] for p in rated if p.bot})
         return SavedGame(game_id, sorted(changes, key=lambda change: change["seat"]))
+
+    def guest(self, name: str, player_key: str | None) -> bool:
+        """Whether a seat under `name` with `player_key` plays as a guest (the claims, one
+        primary-key read; the rooms ask it in a thread when someone sits down)."""
+        return ClaimsRepository(self._engine).guest(name, player_key)
 
     def list_games(self, limit: int = 20, offset: int = 0) -> list[dict[str, Any]]:
         """`GET /api/games` entries, newest first, in two queries whatever the page size."""

@@ -5,7 +5,7 @@ are)."""
 from __future__ import annotations
 
 from app.engine.game import PlacedBid
-from app.protocol import CloseCode
+from app.protocol import CloseCode, RatingChange
 from app.rooms.frames import ResultJson, YouJson, bid_frames, state_frames
 from app.rooms.ports import Connection
 from app.rooms.state import RoomState
@@ -84,9 +84,11 @@ class Audience:
         now: float,
         bid: PlacedBid | None = None,
         only: Connection | None = None,
+        rating_changes: list[RatingChange] | None = None,
     ) -> None:
         """A fresh `state` to every connection, or, when the change was only `bid`, a bid
-        event to those that take them; `only`: to that connection alone (`sync`)."""
+        event to those that take them; `only`: to that connection alone (`sync`);
+        `rating_changes`: the saved game's (`state_frames`)."""
         viewers = self._seats if only is None else {only: self._seats[only]}
         frames: dict[Connection, str] = {}
         if bid is not None and self._you_sent:
@@ -111,6 +113,7 @@ class Audience:
                     result_json=self._result_json,
                     you_json=self._you_json,
                     you_sent=self._you_sent,
+                    rating_changes=rating_changes,
                 )
             )
         announced = self._take_announced() if only is None else []

@@ -25,6 +25,7 @@ from app.protocol import (
     CallAction,
     Emoji,
     PlayerEntry,
+    RatingChange,
     RoomInfo,
     StatePublic,
     WelcomeMessage,
@@ -112,10 +113,12 @@ def state_frames(
     result_json: ResultJson,
     you_json: YouJson,
     you_sent: MutableMapping[Connection, str],
+    rating_changes: list[RatingChange] | None = None,
 ) -> dict[Connection, str]:
     """The `state` for every connection in `viewers` (connection -> its seat or None);
     `result_json` and `you_json` are the room's own; a connection in `you_sent` (it takes
-    bid events) has the `you` it was sent kept there."""
+    bid events) has the `you` it was sent kept there. `rating_changes` go on the state that
+    first carries the saved game's id."""
     game, settings = state.game, state.settings
     table = table_view(game, last_result=False) if game is not None else None
     in_game: dict[int, PlayerPublic] = {}
@@ -157,6 +160,8 @@ def state_frames(
     marks = marks_view(state)
     if marks is not None:
         shared["autoplayed"] = marks
+    if rating_changes is not None:
+        shared["rating_changes"] = rating_changes
     head = orjson.dumps(shared)[:-1].decode() + ',"you":'
     yous = _yous(game, viewers, you_json, odds=settings.odds)
     frames: dict[Connection, str] = {}
@@ -232,6 +237,7 @@ def welcome_frame(room_id: str, seat: Seat | None) -> str:
         "room_id": room_id,
         "seat": number,
         "token": token,
+        "guest": seat is not None and seat.guest,
     }
     if seat is not None and seat.missed:
         welcome["autoplayed"] = list(seat.missed)

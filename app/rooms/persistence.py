@@ -40,6 +40,8 @@ def encode_room(state: RoomState) -> dict[str, Any]:
                 "token": seat.token,
                 "level": seat.level,
                 "autoplay": seat.autoplay,
+                "player_key": seat.player_key,
+                "guest": seat.guest,
             }
             for seat in state.seats
         ],
@@ -80,11 +82,14 @@ def _seat(data: dict[str, Any], now: float) -> Seat:
         raise ValueError(f"unknown bot level {level!r}")
     if (token is None) == (level is None):
         raise ValueError("a seat is a person's (with a token) or a bot's (with a level)")
+    player_key = data.get("player_key")  # both absent in snapshots older than the ratings
     return Seat(
         strict_int(data["number"]),
         _str(data["name"]),
         token,
         level=level,
+        player_key=None if player_key is None else _str(player_key),
+        guest=strict_bool(data.get("guest", False)),
         disconnected_at=now,
         autoplay=strict_bool(data["autoplay"]),
         autoplay_since=now,

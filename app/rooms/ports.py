@@ -12,7 +12,7 @@ from typing import Any, Protocol
 
 import orjson
 
-from app.protocol import CloseCode
+from app.protocol import CloseCode, SavedGame
 
 # A journal entry or snapshot, JSON-encoded as it is recorded (`journal`): bytes, not a tree
 # of dicts and lists for the garbage collector to walk while they wait for the writer.
@@ -32,7 +32,12 @@ class Connection(Protocol):
 class GameStore(Protocol):
     """Where finished games go (`app.db.repository.GameRepository`); called in a thread."""
 
-    def save_game(self, record: Mapping[str, Any]) -> str: ...
+    def save_game(self, record: Mapping[str, Any]) -> SavedGame: ...
+
+    def guest(self, name: str, player_key: str | None) -> bool:
+        """Whether a seat under `name` with `player_key` plays as a guest (no key, or the
+        name is another key's)."""
+        ...
 
 
 class JournalStore(Protocol):

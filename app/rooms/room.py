@@ -7,6 +7,7 @@ and `journal`."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
 from functools import partial
 
@@ -23,6 +24,8 @@ from app.rooms.ports import Connection, GameStore, RoomConfig
 from app.rooms.saver import GameSaver, game_record
 from app.rooms.state import RoomState
 from app.rooms.turns import TurnClock, TurnKey
+
+logger = logging.getLogger(__name__)
 
 
 class Room:
@@ -50,6 +53,7 @@ class Room:
         self._config = config or RoomConfig()
         self._audience = Audience(self._config.room_sockets)
         self._scheduler = scheduler
+        self._store = store
         self._saver = GameSaver(store, state.room_id)
         self._rng = state.game.rng if state.game is not None else rng or SecureDice()
         self._recorder = Recorder(journal, rev)
@@ -71,13 +75,14 @@ class Room:
     async def hello(self, conn: Connection, message: wire.Hello) -> None:
         """Seat, re-seat or seat-less: answer `welcome` (and `history` during a game), then
         everyone gets a `state`."""
+        guest = await self._guest(message) if isinstance(message, wire.Join) else True
         async with self.lock:
             if self.closed:  # dropped from the registry after this socket found it
                 return conn.close(CloseCode.UNKNOWN_ROOM)
             if not isinstance(message, wire.Resume) and self._audience.full:
                 return conn.close(CloseCode.TRY_AGAIN_LATER)  # a seat's owner always gets in
             state = self.state
-            seat = state.seats.for_hello(message, state.game is not None, state.settings)
+            seat = state.seats.for_hello(message, state.game is not None, state.settings, guest)
             if seat is not None:
                 if seat.conn is not None:  # resumed: the older socket goes
                     self._audience.remove(seat.conn)
@@ -279,32 +284,59 @@ class Room:
                 record = game_record(self.state)
                 self._saver.save(record, partial(self._saved, self.state.game_no))
 
-    async def _saved(self, game_no: int, game_id: str) -> None:
-        """Show the saved game's id, unless a rematch came first or the room is gone."""
+    async def _saved(self, game_no: int, saved: wire.SavedGame) -> None:
+        """Show the saved game's id and its rating changes, unless a rematch came first or
+        the room is gone."""
         async with self.lock:
             state = self.state
             if game_no == state.game_no and state.phase == "finished" and not self.closed:
-                state.game_id = game_id
-                self._changed()
+                state.game_id = saved.game_id
+                self._changed(rating_changes=saved.rating_changes)
 
-    def _changed(self, lasting: bool = True, bid: PlacedBid | None = None) -> None:
+    async def _guest(self, join: wire.Join) -> bool:
+        """Whether a person sits down as a guest: without a key always; with one, if the
+        store says the name is another key's (a read in a thread, before the lock). A store
+        that does not answer seats the key as it claims: saving the game checks again."""
+        if join.player_key is None:
+            return True
+        if self._store is None:
+            return False
+        try:
+            return await asyncio.to_thread(self._store.guest, join.name, join.player_key)
+        except Exception:
+            logger.warning("could not look up who owns the name %r", join.name, exc_info=True)
+            return False
+
+    def _changed(
+        self,
+        lasting: bool = True,
+        bid: PlacedBid | None = None,
+        rating_changes: list[wire.RatingChange] | None = None,
+    ) -> None:
         """After every change: record it if `lasting` (not presence alone), re-arm the
         timers, then send everyone a fresh `state` (or, when it was only `bid`, a bid event
-        to the connections that take them)."""
+        to the connections that take them; `rating_changes` go with the saved game's)."""
         self.state.seq += 1
         if lasting:
             self.record()
         self.last_change = self._scheduler.now()
         self._rearm()
-        self._send_states(bid=bid)
+        self._send_states(bid=bid, rating_changes=rating_changes)
 
-    def _send_states(self, *, bid: PlacedBid | None = None, only: Connection | None = None) -> None:
+    def _send_states(
+        self,
+        *,
+        bid: PlacedBid | None = None,
+        only: Connection | None = None,
+        rating_changes: list[wire.RatingChange] | None = None,
+    ) -> None:
         self._audience.send_states(
             self.state,
             turn_deadline=self._turns.deadline,
             now=self._scheduler.now(),
             bid=bid,
             only=only,
+            rating_changes=rating_changes,
         )
 
     def _rearm(self) -> None:

@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from app import metrics
+from app.protocol import SavedGame
 from app.rooms.ports import GameStore
 from app.rooms.state import RoomState
 from app.rooms.writer import in_writer
@@ -19,7 +20,8 @@ logger = logging.getLogger(__name__)
 
 
 def game_record(state: RoomState) -> dict[str, Any]:
-    """The room's finished game in the `GET /api/games/{id}` shape, without `game_id`."""
+    """The room's finished game in the `GET /api/games/{id}` shape, without `game_id`; each
+    player also carries what the ratings need: a bot's level, a person's key and standing."""
     game = state.game
     assert game is not None and game.winner is not None
     places = game.places()
@@ -33,6 +35,7 @@ def game_record(state: RoomState) -> dict[str, Any]:
         "winner": {"seat": winner.number, "name": winner.name},
         "players": [
             {"seat": s.number, "name": s.name, "bot": s.bot, "place": places[s.number]}
+            | ({"level": s.level} if s.bot else {"player_key": s.player_key, "guest": s.guest})
             for s in seats
         ],
         "rounds": [record.to_dict() for record in game.rounds],
@@ -59,8 +62,8 @@ class GameSaver:
         self._quiet = asyncio.Event()
         self._quiet.set()
 
-    def save(self, record: dict[str, Any], then: Callable[[str], Awaitable[None]]) -> None:
-        """Store `record` off the event loop, then call `then` with its game_id."""
+    def save(self, record: dict[str, Any], then: Callable[[SavedGame], Awaitable[None]]) -> None:
+        """Store `record` off the event loop, then call `then` with what storing it gave."""
         metrics.GAMES_FINISHED.inc()
         logger.info("game finished", extra={"event": "game_finished", "room": self._room_id})
         if self._store is None:
@@ -71,13 +74,13 @@ class GameSaver:
         task.add_done_callback(self._tasks.discard)
 
     async def _save(
-        self, store: GameStore, record: dict[str, Any], then: Callable[[str], Awaitable[None]]
+        self, store: GameStore, record: dict[str, Any], then: Callable[[SavedGame], Awaitable[None]]
     ) -> None:
         held, delay = False, SAVE_RETRY_FIRST
         try:
             while True:
                 try:
-                    game_id = await in_writer(store.save_game, record)
+                    saved = await in_writer(store.save_game, record)
                     break
                 except Exception:
                     if not held and GameSaver.unsaved >= MAX_UNSAVED_GAMES:
@@ -109,7 +112,7 @@ class GameSaver:
                 delay = min(delay * 2, SAVE_RETRY_MAX)
             if held:
                 logger.info("saved the finished game of room %s after all", self._room_id)
-            await then(game_id)
+            await then(saved)
         except asyncio.CancelledError:
             if held:
                 logger.error("the finished game of room %s was never saved", self._room_id)

@@ -27,6 +27,8 @@ class Seat:
     name: str
     token: str | None
     level: BotLevel | None = None
+    player_key: str | None = None  # the person's, if they sent one (app/db/claims.py)
+    guest: bool = False  # their games do not count for the name (no key, or another's)
     conn: Connection | None = None
     disconnected_at: float = 0.0
     autoplay: bool = False  # the server's bot plays this person's seat
@@ -89,13 +91,16 @@ class Seats:
                 found = seat
         return found
 
-    def for_hello(self, hello: Hello, in_game: bool, settings: RoomSettings) -> Seat | None:
-        """The seat a hello takes: a new one (join, lobby only), its own (resume), or none."""
+    def for_hello(
+        self, hello: Hello, in_game: bool, settings: RoomSettings, guest: bool = True
+    ) -> Seat | None:
+        """The seat a hello takes: a new one (join, lobby only; `guest` says how it counts),
+        its own (resume: it keeps the key and standing it joined with), or none."""
         match hello:
-            case Join(name=name):
+            case Join(name=name, player_key=player_key):
                 if in_game:
                     raise ProtocolError("game_in_progress", "The game has started; watch.")
-                return self.seat_person(name, settings.max_players)
+                return self.seat_person(name, settings.max_players, player_key, guest)
             case Resume(token=token):
                 return self.resume(token)
             case Watch():
@@ -116,12 +121,15 @@ class Seats:
                 return number
         raise ProtocolError("room_full", "Every seat is taken.")
 
-    def seat_person(self, name: str, max_players: int) -> Seat:
+    def seat_person(
+        self, name: str, max_players: int, player_key: str | None = None, guest: bool = True
+    ) -> Seat:
         """A new seat with a fresh token in the lowest free place; the first person hosts."""
         taken = {fold(seat.name) for seat in self._seats.values()}
         if fold(name) in taken:
             raise ProtocolError("name_taken", f"Someone here is already called {name}.")
-        seat = Seat(self.first_free(max_players), name, secrets.token_urlsafe(TOKEN_BYTES))
+        token = secrets.token_urlsafe(TOKEN_BYTES)
+        seat = Seat(self.first_free(max_players), name, token, player_key=player_key, guest=guest)
         self._seats[seat.number] = seat
         self._sort()
         if self.host is None:

@@ -72,7 +72,7 @@ def test_ratings_equal_the_librarys_for_the_same_games(engine: Engine) -> None:
             [(name, bot, place) for (name, bot), place in zip(seats, places, strict=True)],
             **{f"Bot {lvl}": {"level": lvl} for lvl in levels},
         )
-        saved = repo.save_rated_game(built)
+        saved = repo.save_game(built)
         ids = [name.removeprefix("Bot ") for name, _ in seats]
         before = [expected[player].ordinal() for player in ids]
         after = model.rate([[expected[player]] for player in ids], ranks=places)
@@ -95,7 +95,7 @@ def test_ratings_equal_the_librarys_for_the_same_games(engine: Engine) -> None:
 
 
 def test_two_bots_of_a_level_are_one_player_rated_at_the_best_place(engine: Engine) -> None:
-    saved = GameRepository(engine).save_rated_game(
+    saved = GameRepository(engine).save_game(
         game(
             "two",
             1,
@@ -111,7 +111,7 @@ def test_two_bots_of_a_level_are_one_player_rated_at_the_best_place(engine: Engi
 
 
 def test_a_game_with_one_rated_player_rates_nobody(engine: Engine) -> None:
-    saved = GameRepository(engine).save_rated_game(
+    saved = GameRepository(engine).save_game(
         game("solo", 1, [("Ana", False, 1), ("Bot A", True, 2)])  # a bot without a level
     )
     assert saved.rating_changes == []
@@ -192,7 +192,7 @@ def test_another_key_never_reaches_the_owners_record(engine: Engine) -> None:
     for number, anna in enumerate(
         [{"player_key": THIEF_KEY}, {}, {"player_key": ANNA_KEY, "guest": True}], 2
     ):
-        saved = repo.save_rated_game(
+        saved = repo.save_game(
             game(f"g{number}", number, [("Ben", False, 1), ("anna", False, 2)], anna=anna)
         )
         assert [change["seat"] for change in saved.rating_changes] == []  # Ben alone is rated

@@ -45,7 +45,7 @@ def test_a_played_game_reads_back_identically(
 ) -> None:
     record = make_record(seed=7)
     assert len(record["rounds"]) >= 10  # a real game: 15 dice lost one round at a time
-    game_id = repo.save_game(record)
+    game_id = repo.save_game(record).game_id
     assert re.fullmatch(r"[A-Za-z0-9_-]{8,16}", game_id)
 
     saved = repo.get_game(game_id)
@@ -60,7 +60,7 @@ def test_a_played_game_reads_back_identically(
 
 def test_every_save_gets_its_own_id(repo: GameRepository, make_record: MakeRecord) -> None:
     record = make_record(seed=3)
-    first, second = repo.save_game(record), repo.save_game(record)
+    first, second = repo.save_game(record).game_id, repo.save_game(record).game_id
     assert first != second
     assert repo.get_game(first) == {"game_id": first, **record}
     assert repo.get_game(second) == {"game_id": second, **record}
@@ -95,7 +95,7 @@ def test_list_is_newest_first_with_limit_and_offset(
 def test_listing_and_reading_take_a_fixed_number_of_queries(
     engine: Engine, repo: GameRepository, make_record: MakeRecord
 ) -> None:
-    game_id = repo.save_game(make_record(seed=0))
+    game_id = repo.save_game(make_record(seed=0)).game_id
     with count_queries(engine) as one_game:
         repo.list_games(20, 0)
     for seed in range(1, 6):
@@ -120,7 +120,7 @@ def test_timestamps_come_back_as_utc(
     repo: GameRepository, make_record: MakeRecord, given: str, stored: str
 ) -> None:
     record = make_record() | {"started_at": given, "finished_at": given}
-    game = repo.get_game(repo.save_game(record))
+    game = repo.get_game(repo.save_game(record).game_id)
     assert game is not None
     assert (game["started_at"], game["finished_at"]) == (stored, stored)
     assert repo.list_games(1, 0)[0]["finished_at"] == stored
@@ -129,8 +129,8 @@ def test_timestamps_come_back_as_utc(
 def test_ordering_compares_instants_not_local_times(
     repo: GameRepository, make_record: MakeRecord
 ) -> None:
-    later = repo.save_game(make_record() | {"finished_at": "2025-06-01T12:30:00+02:00"})
-    earlier = repo.save_game(make_record() | {"finished_at": "2025-06-01T11:00:00+00:00"})
+    later = repo.save_game(make_record() | {"finished_at": "2025-06-01T12:30:00+02:00"}).game_id
+    earlier = repo.save_game(make_record() | {"finished_at": "2025-06-01T11:00:00+00:00"}).game_id
     assert [game["game_id"] for game in repo.list_games(20, 0)] == [earlier, later]
 
 

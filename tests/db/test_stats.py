@@ -147,7 +147,7 @@ def test_a_newer_spelling_wins_even_when_saved_first(http: TestClient) -> None:
 
 
 def test_each_saved_seat_carries_its_stats_columns(repo: GameRepository, engine: Engine) -> None:
-    game_id = repo.save_game(GAMES[0])
+    game_id = repo.save_game(GAMES[0]).game_id
     columns = (
         PlayerRow.seat,
         PlayerRow.name_key,

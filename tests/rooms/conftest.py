@@ -9,7 +9,15 @@ from typing import Any
 import orjson
 import pytest
 
-from app.protocol import Join, Ping, Resume, RoomSettings, Watch, parse_client_message
+from app.protocol import (
+    Join,
+    Ping,
+    Resume,
+    RoomSettings,
+    SavedGame,
+    Watch,
+    parse_client_message,
+)
 from app.rooms import ManualScheduler, Room, RoomConfig
 from app.rooms.state import RoomState
 
@@ -51,11 +59,16 @@ class MemoryStore:
         self.writes = 0
         self.fail = False
 
-    def save_game(self, record: Mapping[str, Any]) -> str:
+    def save_game(self, record: Mapping[str, Any]) -> SavedGame:
         if self.fail:
             raise RuntimeError("database is down")
         self.records.append(record)
-        return f"game{len(self.records)}"
+        return SavedGame(f"game{len(self.records)}", [])
+
+    def guest(self, name: str, player_key: str | None) -> bool:
+        if self.fail:
+            raise RuntimeError("database is down")
+        return player_key is None
 
     def write_journal(
         self,

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from app.protocol import SavedGame
 from app.rooms import saver as saver_module
 from app.rooms.saver import GameSaver
 from tests.rooms.conftest import MemoryStore
@@ -33,8 +34,8 @@ async def test_a_failed_save_is_retried_until_it_lands(caplog: Any) -> None:
     store.fail = True
     saver = GameSaver(store, "room000001")
 
-    async def then(game_id: str) -> None:
-        landed.append(game_id)
+    async def then(saved: SavedGame) -> None:
+        landed.append(saved.game_id)
 
     with caplog.at_level(logging.INFO, logger="app.rooms"):
         saver.save({"game": 1}, then)
@@ -55,8 +56,8 @@ async def test_settle_waits_for_a_save_in_flight() -> None:
     store, landed = MemoryStore(), []
     saver = GameSaver(store, "room000001")
 
-    async def then(game_id: str) -> None:
-        landed.append(game_id)
+    async def then(saved: SavedGame) -> None:
+        landed.append(saved.game_id)
 
     saver.save({"game": 1}, then)
     await saver.settle()
@@ -71,7 +72,7 @@ async def test_the_games_held_for_a_retry_are_bounded(
     store.fail = True
     savers = [GameSaver(store, f"room{n:06}") for n in range(5)]
 
-    async def then(game_id: str) -> None:
+    async def then(saved: SavedGame) -> None:
         pass
 
     with caplog.at_level(logging.ERROR, logger="app.rooms"):
@@ -91,7 +92,7 @@ async def test_a_save_cancelled_at_shutdown_says_so(caplog: Any) -> None:
     store.fail = True
     saver = GameSaver(store, "room000001")
 
-    async def then(game_id: str) -> None:
+    async def then(saved: SavedGame) -> None:
         pass
 
     with caplog.at_level(logging.ERROR, logger="app.rooms"):

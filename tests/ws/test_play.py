@@ -103,7 +103,13 @@ def test_spectators_see_the_table_but_no_hidden_dice(http: TestClient) -> None:
         clients = seat_clients(http, stack, room_id, ["Ana", "Bea"])
         watcher = Client(stack.enter_context(http.websocket_connect(f"/ws/{room_id}")))
         welcome = watcher.hello(type="watch")
-        assert welcome == {"type": "welcome", "room_id": room_id, "seat": None, "token": None}
+        assert welcome == {
+            "type": "welcome",
+            "room_id": room_id,
+            "seat": None,
+            "token": None,
+            "guest": False,
+        }
         assert watcher.state["spectators"] == 1
         for client in clients:
             client.next_state()

@@ -46,7 +46,13 @@ def test_resume_after_a_dropped_socket_in_lobby_and_game(
     )
     back = Client(stack.enter_context(http.websocket_connect(f"/ws/{room_id}")))
     welcome = back.hello(type="resume", token=token)
-    assert welcome == {"type": "welcome", "room_id": room_id, "seat": 1, "token": token}
+    assert welcome == {  # no player key: a guest
+        "type": "welcome",
+        "room_id": room_id,
+        "seat": 1,
+        "token": token,
+        "guest": True,
+    }
     assert player(ana.next_state(), 1)["connected"] is True
     ana.send(type="start")
     ana.next_state()
