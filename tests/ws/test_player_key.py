@@ -1,9 +1,12 @@
 """The hello's `player_key` (PROTOCOL.md): optional in `join` and `resume`, strict when there,
 and the `perudo_player` cookie of the socket's handshake standing in when the hello has none
-(the hello's own key wins)."""
+(the hello's own key wins); a claimed name over the protocol: `welcome.guest`, the
+`rating_changes` of a saved game, and a guest who never reaches the owner's record."""
 
 from __future__ import annotations
 
+import random
+from contextlib import ExitStack
 from typing import Any
 
 import orjson
@@ -13,7 +16,7 @@ from fastapi.testclient import TestClient
 from app.player_key import PLAYER_COOKIE
 from app.protocol import Join, Resume, Watch
 from app.rooms import Room
-from tests.ws.helpers import Client, new_room
+from tests.ws.helpers import Client, Message, new_room, play_to_end
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -79,3 +82,57 @@ def test_a_malformed_cookie_is_no_key(
         ws.send_text(orjson.dumps({"type": "join", "name": "Ana"}).decode())
         assert orjson.loads(ws.receive_text())["type"] == "welcome"
     assert [hello.player_key for hello in hellos if isinstance(hello, Join)] == [None]
+
+
+BEN_KEY = "bens-player-key-of-enough-bits-0"
+THIEF_KEY = "a-thiefs-key-of-enough-bits-0123"
+
+
+def play_a_game(http: TestClient, players: list[tuple[str, str | None]], seed: int) -> Message:
+    """`players` (name, key) sit down in a new room and play it out; the state that first
+    carries the saved game's id."""
+    room_id = new_room(http)
+    with ExitStack() as stack:
+        clients = []
+        for name, key in players:
+            client = Client(stack.enter_context(http.websocket_connect(f"/ws/{room_id}")))
+            client.hello(type="join", name=name, **({"player_key": key} if key else {}))
+            clients.append(client)
+        for client in clients:
+            while len(client.state["players"]) < len(players):
+                client.next_state()
+        clients[0].send(type="start")
+        for client in clients:
+            client.next_state()
+        return play_to_end(clients, random.Random(seed))
+
+
+def welcome_of(http: TestClient, name: str, key: str | None, cookie: str | None = None) -> Message:
+    headers = {"cookie": f"{PLAYER_COOKIE}={cookie}"} if cookie else {}
+    with http.websocket_connect(f"/ws/{new_room(http)}", headers=headers) as ws:
+        return Client(ws).hello(type="join", name=name, **({"player_key": key} if key else {}))
+
+
+def test_a_claimed_name_stays_its_keys_over_the_protocol(http: TestClient) -> None:
+    assert welcome_of(http, "Anna", KEY)["guest"] is False  # nobody's yet
+    assert welcome_of(http, "Anna", None)["guest"] is True  # no key: always a guest
+    final = play_a_game(http, [("Anna", KEY), ("Ben", BEN_KEY)], seed=3)
+    changes = final["rating_changes"]
+    assert [change["seat"] for change in changes] == [0, 1]
+    assert all(change["before"] == 0.0 for change in changes)  # new players: mu - 3 sigma = 0
+    winner = final["winner"]
+    assert changes[winner]["after"] > changes[1 - winner]["after"]
+    anna = http.get("/api/players/anna").json()
+    assert anna["claimed"] and anna["rated_games"] == 1
+    assert anna["rating_low"] == changes[0]["after"]
+
+    assert welcome_of(http, "ANNA", THIEF_KEY)["guest"] is True  # told: someone else's
+    assert welcome_of(http, "anna", None)["guest"] is True
+    assert welcome_of(http, "anna", KEY)["guest"] is False  # the owner
+    assert welcome_of(http, "Anna", None, cookie=KEY)["guest"] is False  # a browser's cookie
+    assert welcome_of(http, "Anna", THIEF_KEY, cookie=KEY)["guest"] is True  # the hello wins
+
+    final = play_a_game(http, [("Ben", BEN_KEY), ("aNNa", THIEF_KEY)], seed=4)
+    assert final["rating_changes"] == []  # the guest is not rated; Ben alone makes no game
+    assert http.get("/api/players/anna").json() == anna  # the thief never reached Anna
+    assert http.get("/api/players/ben").json()["games"] == 2
