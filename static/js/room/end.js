@@ -1,9 +1,20 @@
 // The end of a game: the winner, the finishing places from the saved game (each person's name a
-// link to their stats), the host's rematch and the link to the replay.
+// link to their stats) with each rated seat's rating change, the host's rematch and the link
+// to the replay.
 import { byId, fill, h } from "../dom.js";
-import { t } from "../i18n.js";
+import { lang, t } from "../i18n.js";
 import { byPlace, ordinal } from "../players.js";
 import { isHost, nameOf } from "./people.js";
+
+// The saved game's rating changes by seat: only the state that first carries its id has them.
+let rated = { gameId: null, bySeat: new Map() };
+const changeFormat = new Intl.NumberFormat(lang, { signDisplay: "exceptZero", maximumFractionDigits: 1, minimumFractionDigits: 1 });
+
+/** Keep a state's `rating_changes` for the end screen of its game. */
+export function noteRatings(state) {
+  if (!state.rating_changes || !state.game_id) return;
+  rated = { gameId: state.game_id, bySeat: new Map(state.rating_changes.map((c) => [c.seat, c])) };
+}
 
 /** Wire the rematch button once. @param {{act: (msg: object) => void}} ctx */
 export function mount(ctx) {
@@ -35,11 +46,13 @@ export function render(state, ctx) {
 /** The saved game's places once they are fetched; until then, what the page itself knows. */
 function renderPlaces(state, ctx) {
   const saved = state.game_id ? ctx.placesFor(state.game_id) : null;
-  fill(byId("places"), standings(saved ?? placesFromState(state, ctx.eliminated()), state.you.seat));
+  const changes = rated.gameId === state.game_id ? rated.bySeat : new Map();
+  fill(byId("places"), standings(saved ?? placesFromState(state, ctx.eliminated()), state.you.seat, changes));
 }
 
-/** The final standings, best first; each person's name leads to their stats (bots keep none). */
-function standings(players, youSeat) {
+/** The final standings, best first; each person's name leads to their stats (bots keep none);
+ * a rated seat shows how its rating moved ("+1.8"). */
+function standings(players, youSeat, changes) {
   return byPlace(players).map((p) => {
     const name = p.seat === youSeat && youSeat !== null ? t("{name} (you)", { name: p.name }) : p.name;
     return h(
@@ -48,8 +61,19 @@ function standings(players, youSeat) {
       h("span", { class: "place" }, ordinal(p.place)),
       p.bot ? name : h("a", { href: `/players?name=${encodeURIComponent(p.name)}` }, name),
       p.bot ? h("span", { class: "badge bot" }, t("Bot")) : null,
+      ratingChange(changes.get(p.seat)),
     );
   });
+}
+
+function ratingChange(change) {
+  if (!change) return null;
+  const delta = change.after - change.before;
+  return h(
+    "span",
+    { class: `rating-change ${delta >= 0 ? "up" : "down"}`, title: t("Rating {before} → {after}", { before: change.before.toFixed(1), after: change.after.toFixed(1) }) },
+    changeFormat.format(delta),
+  );
 }
 
 /** Winner first, then the last knocked out before the first; anyone unaccounted for last. */

@@ -86,6 +86,8 @@ function onMessage(msg) {
       page.seq = -1; // a new connection: its first state is always taken
       if (msg.token) keepSeatToken(roomId, msg.token);
       if (msg.seat !== null) page.joining = null;
+      // A browser always holds a key (its cookie): a guest's name is someone else's here.
+      if (msg.guest && msg.seat !== null) toast(t("This name belongs to another player on this server: you play as a guest, and your games here do not count for it."));
       log.welcome(msg);
       break;
     case "history":
@@ -113,6 +115,7 @@ function onMessage(msg) {
 function receiveState(state) {
   if (state.seq <= page.seq) return; // older than what we hold
   page.seq = state.seq;
+  end.noteRatings(state); // only the saved game's first state carries them; it may not be drawn
   if (typeof state.server_time === "number") page.clockOffset = state.server_time - Date.now() / 1000;
   settle();
   const last = page.queue.at(-1);
