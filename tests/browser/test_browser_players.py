@@ -23,6 +23,7 @@ from app.db.repository import GameRepository
 from app.db.session import make_engine
 from app.main import create_app
 from app.player_key import PLAYER_COOKIE
+from app.transport import SansIOProtocol
 from tests.browser.helpers import OVERFLOW, PHONE, TIMEOUT_MS
 from tests.db.stats_games import BY_NAME, BY_WINS, GAMES, record
 from tests.live_server import free_port
@@ -42,7 +43,7 @@ def serving(games: list[dict[str, Any]], directory: Path) -> Iterator[str]:
     app = create_app(Settings(database_url=url, bot_delay_ms=0, calza_window_ms=0))
     port = free_port()
     server = uvicorn.Server(
-        uvicorn.Config(app, host="127.0.0.1", port=port, ws="none", log_level="warning")
+        uvicorn.Config(app, host="127.0.0.1", port=port, ws=SansIOProtocol, log_level="warning")
     )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -243,3 +244,29 @@ def test_a_claimed_name_moves_to_another_browser_once(
         third.wait_for_function("document.getElementById('link-status').textContent !== ''")
         assert "unknown, used or expired" in third.inner_text("#link-status")
         assert PLAYER_COOKIE not in {c["name"] for c in third.context.cookies()}
+
+
+def sit_down(page: Page, base: str, name: str) -> None:
+    room_id = page.request.post(f"{base}/api/rooms", data={}).json()["room_id"]
+    page.goto(f"{base}/r/{room_id}")
+    page.fill("#join-name", name)
+    page.click("#join-form button[type=submit]")
+    page.wait_for_selector("#seats .seat.you")
+
+
+def test_a_claimed_name_is_not_taken_in_the_browser(browser: Browser, claimed_server: str) -> None:
+    """Another browser (its own new key) sitting down as Zoe is told it plays as a guest;
+    Zoe's own browser is not."""
+    host = claimed_server.removeprefix("http://").split(":")[0]
+    with phone(browser) as other, phone(browser) as owner:
+        sit_down(other, claimed_server, "zoe")
+        assert PLAYER_COOKIE in {c["name"] for c in other.context.cookies()}  # made on the GET
+        other.wait_for_selector("#toasts .toast")
+        assert "belongs to another player" in other.inner_text("#toasts")
+
+        owner.context.add_cookies(
+            [{"name": PLAYER_COOKIE, "value": ZOE_KEY, "domain": host, "path": "/"}]
+        )
+        sit_down(owner, claimed_server, "Zoe")
+        owner.wait_for_timeout(500)  # a toast would show at once, with the welcome
+        assert "belongs to another player" not in owner.inner_text("#toasts")
