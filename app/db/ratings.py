@@ -195,7 +195,7 @@ def _rated_seats(connection: Connection) -> Iterator[Any]:
             select(p.game_id, p.seat, p.bot, p.level, p.name_key, p.place)
             .join(g, g.id == p.game_id)
             .where(g.rating_seq.is_not(None), p.mu.is_not(None))
-            .order_by(g.rating_seq, g.id, p.seat)
+            .order_by(g.rating_seq, g.id, p.place)  # as `rated_seats` hands them to `rate`
         )
     )
 
