@@ -54,7 +54,10 @@ class Redeemed(BaseModel):
     "/api/device-links",
     status_code=201,
     dependencies=[Depends(same_origin)],
-    responses={403: {"description": "No player key here"}, **DATABASE_AWAY},
+    responses={
+        403: {"description": "No player key here, or from another site's page"},
+        **DATABASE_AWAY,
+    },
 )
 def create_link(request: Request, claims: ClaimsDep) -> DeviceLink:
     """A one-time code for the key this browser holds (its cookie)."""
@@ -69,7 +72,12 @@ def create_link(request: Request, claims: ClaimsDep) -> DeviceLink:
 @router.post(
     "/api/device-links/redeem",
     dependencies=[Depends(same_origin)],
-    responses={404: {"description": "Unknown, used or expired code"}, **DATABASE_AWAY},
+    responses={
+        400: {"description": "A body that is not JSON text"},
+        403: {"description": "From another site's page"},
+        404: {"description": "Unknown, used or expired code"},
+        **DATABASE_AWAY,
+    },
 )
 def redeem_link(body: Redeem, request: Request, response: Response, claims: ClaimsDep) -> Redeemed:
     """Take the key a code carries: this browser plays as its owner from now on."""

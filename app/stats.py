@@ -96,7 +96,11 @@ def leaderboard(request: Request) -> HTMLResponse:
     return render(request, "players.html")
 
 
-@router.get("/players/{name:path}", response_class=HTMLResponse)
+@router.get(
+    "/players/{name:path}",
+    response_class=HTMLResponse,
+    responses={404: {"description": "No such player"}, **DATABASE_AWAY},
+)
 def player_page(
     request: Request,
     name: Annotated[str, Path(min_length=1, max_length=64, pattern=NAME_PATTERN)],
