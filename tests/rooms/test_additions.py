@@ -505,7 +505,7 @@ async def test_a_join_or_watch_beyond_the_cap_is_closed_with_1013(
     assert extra.closed == CloseCode.TRY_AGAIN_LATER
     assert extra.closed == 1013
     assert extra.frames == []  # no welcome, no seat
-    assert ana.state == before and room.connections == 3
+    assert ana.state == before and len(room.audience) == 3
     assert [seat.number for seat in room.state.seats] == [0, 1]
 
 
@@ -531,11 +531,11 @@ async def test_a_resume_gets_its_seat_back_in_a_full_room(clock: ManualScheduler
     ana2 = FakeConnection()
     await say(room, ana2, type="resume", token=token_of(ana))
     assert ana2.closed is None and ana2.state["you"]["seat"] == 0
-    assert ana.closed == CloseCode.SUPERSEDED and room.connections == 3
+    assert ana.closed == CloseCode.SUPERSEDED and len(room.audience) == 3
     # a seat whose socket is gone, while the room is full of others
     await room.disconnect(cid)
     await watcher(room)
-    assert room.connections == 3
+    assert len(room.audience) == 3
     cid2 = FakeConnection()
     await say(room, cid2, type="resume", token=token_of(cid))
     assert cid2.closed is None
