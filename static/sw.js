@@ -1,0 +1,94 @@
+// The offline worker, served as /sw.js so that it controls every page (app/web.py).
+// Pages (matched ignoring Vary: a worker's requests carry no cookie): the network first, the saved copy when there is none, else the saved /offline page.
+// Static files: the saved copy at once (the app opens instantly), refreshed behind it.
+// Nothing else is touched: the socket (/ws/) and the API (/api/) always go to the server.
+const VERSION = "v1";
+const PAGES = `perudo-pages-${VERSION}`;
+const STATIC = `perudo-static-${VERSION}`;
+const OFFLINE_PAGE = "/offline";
+const MAX_PAGES = 40; // each room visited is a page; the oldest are dropped
+
+self.addEventListener("install", (event) => {
+  event.waitUntil(
+    caches
+      .open(PAGES)
+      .then((cache) => cache.add(OFFLINE_PAGE))
+      .then(() => self.skipWaiting()),
+  );
+});
+
+self.addEventListener("activate", (event) => {
+  const keep = new Set([PAGES, STATIC]);
+  event.waitUntil(
+    caches
+      .keys()
+      .then((names) => Promise.all(names.filter((name) => !keep.has(name)).map((name) => caches.delete(name))))
+      .then(() => self.clients.claim()),
+  );
+});
+
+const isStatic = (url) => url.pathname.startsWith("/static/");
+const isPage = (request, url) => request.mode === "navigate" && !url.pathname.startsWith("/api/");
+
+async function keepPage(request, response) {
+  if (!response.ok || !(response.headers.get("Content-Type") ?? "").startsWith("text/html")) return;
+  const cache = await caches.open(PAGES);
+  await cache.put(request, response);
+  const saved = await cache.keys(); // oldest first
+  const extra = saved.filter((entry) => new URL(entry.url).pathname !== OFFLINE_PAGE).slice(0, -MAX_PAGES);
+  await Promise.all(extra.map((entry) => cache.delete(entry)));
+}
+
+async function page(event) {
+  try {
+    const response = await fetch(event.request);
+    event.waitUntil(keepPage(event.request, response.clone()));
+    return response;
+  } catch {
+    const cache = await caches.open(PAGES);
+    return (
+      (await cache.match(event.request, { ignoreVary: true })) ??
+      (await cache.match(event.request, { ignoreVary: true, ignoreSearch: true })) ??
+      (await cache.match(OFFLINE_PAGE, { ignoreVary: true })) ??
+      Response.error()
+    );
+  }
+}
+
+async function keepStatic(request) {
+  const response = await fetch(request);
+  if (response.ok) await (await caches.open(STATIC)).put(request, response.clone());
+  return response;
+}
+
+async function staticFile(event) {
+  const saved = await caches.match(event.request);
+  if (!saved) return keepStatic(event.request);
+  event.waitUntil(keepStatic(event.request).catch(() => undefined));
+  return saved;
+}
+
+self.addEventListener("fetch", (event) => {
+  const url = new URL(event.request.url);
+  if (event.request.method !== "GET" || url.origin !== self.location.origin) return;
+  if (isPage(event.request, url)) event.respondWith(page(event));
+  else if (isStatic(url)) event.respondWith(staticFile(event));
+});
+
+// A page loaded before the worker took over names what it used, so it opens offline too.
+self.addEventListener("message", (event) => {
+  if (event.data?.type !== "keep") return;
+  event.waitUntil(
+    (async () => {
+      const statics = await caches.open(STATIC);
+      for (const path of event.data.static) {
+        if (!(await statics.match(path))) await keepStatic(new Request(path)).catch(() => undefined);
+      }
+      const pages = await caches.open(PAGES);
+      if (!(await pages.match(event.data.page, { ignoreVary: true }))) {
+        const response = await fetch(event.data.page).catch(() => null);
+        if (response) await keepPage(new Request(event.data.page), response);
+      }
+    })(),
+  );
+});
