@@ -76,19 +76,18 @@ self.addEventListener("fetch", (event) => {
 });
 
 // A page loaded before the worker took over names what it used, so it opens offline too.
+async function keepAll({ page: path, static: paths }) {
+  const pages = await caches.open(PAGES);
+  if (!(await pages.match(path, { ignoreVary: true }))) {
+    const response = await fetch(path).catch(() => null);
+    if (response) await keepPage(new Request(path), response);
+  }
+  const statics = await caches.open(STATIC);
+  const missing = [];
+  for (const file of paths) if (!(await statics.match(file))) missing.push(file);
+  await Promise.all(missing.map((file) => keepStatic(new Request(file)).catch(() => undefined)));
+}
+
 self.addEventListener("message", (event) => {
-  if (event.data?.type !== "keep") return;
-  event.waitUntil(
-    (async () => {
-      const statics = await caches.open(STATIC);
-      for (const path of event.data.static) {
-        if (!(await statics.match(path))) await keepStatic(new Request(path)).catch(() => undefined);
-      }
-      const pages = await caches.open(PAGES);
-      if (!(await pages.match(event.data.page, { ignoreVary: true }))) {
-        const response = await fetch(event.data.page).catch(() => null);
-        if (response) await keepPage(new Request(event.data.page), response);
-      }
-    })(),
-  );
+  if (event.data?.type === "keep") event.waitUntil(keepAll(event.data));
 });
