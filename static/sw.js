@@ -1,6 +1,8 @@
 // The offline worker, served as /sw.js so that it controls every page (app/web.py).
-// Pages (matched ignoring Vary: a worker's requests carry no cookie): the network first, the saved copy when there is none, else the saved /offline page.
-// Static files: the saved copy at once (the app opens instantly), refreshed behind it.
+// Pages and static files: the network first, each answer kept; without a network the saved
+// copy (pages matched ignoring Vary: a worker's requests carry no cookie), else the saved
+// /offline page. Network first so that a page never meets files older than itself after the
+// server is upgraded; offline the app still opens at once from what it kept.
 // Nothing else is touched: the socket (/ws/) and the API (/api/) always go to the server.
 const VERSION = "v1";
 const PAGES = `perudo-pages-${VERSION}`;
@@ -62,10 +64,11 @@ async function keepStatic(request) {
 }
 
 async function staticFile(event) {
-  const saved = await caches.match(event.request);
-  if (!saved) return keepStatic(event.request);
-  event.waitUntil(keepStatic(event.request).catch(() => undefined));
-  return saved;
+  try {
+    return await keepStatic(event.request);
+  } catch {
+    return (await caches.match(event.request)) ?? Response.error();
+  }
 }
 
 self.addEventListener("fetch", (event) => {
