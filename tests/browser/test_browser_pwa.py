@@ -4,6 +4,7 @@ that still opens offline with a "no connection" line instead of the browser's er
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
 import pytest
@@ -107,7 +108,7 @@ def test_the_worker_registers_from_the_root_and_controls_the_table(
 
 
 def test_a_saved_page_opens_offline_with_a_no_connection_line(
-    context: BrowserContext, live_server: str
+    context: BrowserContext, live_server: str, screenshots: Path
 ) -> None:
     page = context.new_page()
     url = room_url(live_server)
@@ -126,12 +127,14 @@ def test_a_saved_page_opens_offline_with_a_no_connection_line(
     assert page.get_attribute("body", "data-room") == url.rsplit("/", 1)[1]
     # Its styles came from the cache as well: the header is laid out, not raw text.
     assert page.eval_on_selector(".site-header", "el => getComputedStyle(el).display") == "flex"
+    page.screenshot(path=str(screenshots / "offline-room.png"))
 
     # A page never saved shows the saved "no connection" page, not the browser's error.
     page.goto(f"{live_server}/games/never-opened")
     assert page.inner_text("h1") == "No connection"
     assert page.is_visible("#offline-line")
     assert axe_violations(page) == []  # the line is readable (contrast) and announced
+    page.screenshot(path=str(screenshots / "offline-never-saved.png"))
 
     context.set_offline(False)
     page.wait_for_selector("#offline-line", state="hidden")

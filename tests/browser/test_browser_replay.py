@@ -4,6 +4,7 @@ every die shown and the dice that count for the standing bid lit, in every langu
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -148,7 +149,7 @@ def test_buttons_step_and_the_link_keeps_the_step(
 
 @pytest.mark.parametrize("lang", ["nb", "nl", "sv", "hu"])
 def test_the_steps_speak_every_language(
-    browser: Browser, live_server: str, game: dict[str, Any], lang: str
+    browser: Browser, live_server: str, game: dict[str, Any], lang: str, screenshots: Path
 ) -> None:
     with (ROOT / f"locale/{lang}/LC_MESSAGES/messages.po").open("rb") as po:
         catalog = {str(m.id): m.string for m in read_po(po) if isinstance(m.id, str)}
@@ -165,5 +166,6 @@ def test_the_steps_speak_every_language(
         page.click("#prev-step")
         assert page.inner_text("#step-pos") == catalog["The call"]
         assert page.is_hidden(".replay-keys")  # a touch screen has no arrow keys
+        page.screenshot(path=str(screenshots / f"replay-call-{lang}.png"), full_page=True)
     finally:
         context.close()
