@@ -103,7 +103,7 @@ def games(request: Request) -> HTMLResponse:
 
 @router.get("/games/{game_id}")
 def replay(request: Request, game_id: str) -> HTMLResponse:
-    """Step through one saved game round by round, every die shown."""
+    """Step through one saved game bid by bid, every die shown."""
     return render(request, "replay.html", game_id=game_id)
 
 
