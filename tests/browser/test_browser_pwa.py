@@ -90,6 +90,19 @@ def test_every_page_links_the_manifest_and_its_icons_load(
             assert f"{width}x{height}" == icon["sizes"]
 
 
+def test_chromium_finds_the_site_installable(context: BrowserContext, live_server: str) -> None:
+    page = context.new_page()
+    page.goto(f"{live_server}/")
+    controlled(page)
+    devtools = context.new_cdp_session(page)
+    manifest = devtools.send("Page.getAppManifest")
+    assert manifest["url"] == f"{live_server}/static/manifest.webmanifest"
+    assert manifest["errors"] == []
+    errors = devtools.send("Page.getInstallabilityErrors")["installabilityErrors"]
+    # A test browser's context is a private window, where nothing installs; nothing else.
+    assert [error["errorId"] for error in errors if error["errorId"] != "in-incognito"] == []
+
+
 def test_the_worker_registers_from_the_root_and_controls_the_table(
     context: BrowserContext, live_server: str
 ) -> None:
