@@ -145,6 +145,8 @@ def test_buttons_step_and_the_link_keeps_the_step(
     step = len(round_["bids"])
     open_replay(page, live_server, game, f"#round-{round_['number']}-step-{step}")
     check_bid_step(page, game, 1, step - 1)
+    open_replay(page, live_server, game, f"#round-{round_['number']}")  # the older round links
+    check_bid_step(page, game, 1, 0)
 
 
 @pytest.mark.parametrize("lang", ["nb", "nl", "sv", "hu"])
