@@ -8,13 +8,15 @@ const VERSION = "v1";
 const PAGES = `perudo-pages-${VERSION}`;
 const STATIC = `perudo-static-${VERSION}`;
 const OFFLINE_PAGE = "/offline";
+const START_PAGE = "/"; // the manifest's start_url: the installed app opens offline even if
+// the person installed it from a room's link
 const MAX_PAGES = 40; // each room visited is a page; the oldest are dropped
 
 self.addEventListener("install", (event) => {
   event.waitUntil(
     caches
       .open(PAGES)
-      .then((cache) => cache.add(OFFLINE_PAGE))
+      .then((cache) => cache.addAll([OFFLINE_PAGE, START_PAGE]))
       .then(() => self.skipWaiting()),
   );
 });
@@ -37,7 +39,8 @@ async function keepPage(request, response) {
   const cache = await caches.open(PAGES);
   await cache.put(request, response);
   const saved = await cache.keys(); // oldest first
-  const extra = saved.filter((entry) => new URL(entry.url).pathname !== OFFLINE_PAGE).slice(0, -MAX_PAGES);
+  const kept = new Set([OFFLINE_PAGE, START_PAGE]);
+  const extra = saved.filter((entry) => !kept.has(new URL(entry.url).pathname)).slice(0, -MAX_PAGES);
   await Promise.all(extra.map((entry) => cache.delete(entry)));
 }
 

@@ -149,6 +149,10 @@ def test_a_saved_page_opens_offline_with_a_no_connection_line(
     assert axe_violations(page) == []  # the line is readable (contrast) and announced
     page.screenshot(path=str(screenshots / "offline-never-saved.png"))
 
+    # The installed app's start page opens too, though this person only ever opened a room.
+    page.goto(f"{live_server}/")
+    assert page.is_visible("#create-form") and page.is_visible("#offline-line")
+
     context.set_offline(False)
     page.wait_for_selector("#offline-line", state="hidden")
     saved = page.evaluate(EVERY_SAVED_URL)
