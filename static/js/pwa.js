@@ -1,8 +1,12 @@
 // Every page: register the offline worker (static/sw.js) and say so when there is no connection.
 const line = document.getElementById("offline-line");
+// A page opened offline is the worker's saved copy (or its "no connection" page): once the
+// connection is back, the real one replaces it.
+const openedOffline = !navigator.onLine;
 
 function showConnection() {
   line.hidden = navigator.onLine;
+  if (navigator.onLine && openedOffline) location.reload();
 }
 
 addEventListener("online", showConnection);

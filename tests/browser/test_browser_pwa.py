@@ -153,7 +153,11 @@ def test_a_saved_page_opens_offline_with_a_no_connection_line(
     page.goto(f"{live_server}/")
     assert page.is_visible("#create-form") and page.is_visible("#offline-line")
 
-    context.set_offline(False)
+    # Back online, a page opened offline is replaced by the server's.
+    page.evaluate("window.openedOffline = true")
+    with page.expect_navigation():
+        context.set_offline(False)
+    assert page.evaluate("window.openedOffline") is None
     page.wait_for_selector("#offline-line", state="hidden")
     saved = page.evaluate(EVERY_SAVED_URL)
     assert saved and not [u for u in saved if "/api/" in u or "/ws/" in u], saved
