@@ -1,18 +1,22 @@
 # perudo: one uvicorn worker per container (rooms live in its memory).
 # Stage 1 builds wheels of the app and its dependencies; stage 2 installs only those wheels.
-FROM python:3.11-slim AS build
+# The base image is a build argument (`--build-arg PYTHON_IMAGE=...`) for hosts that keep their own.
+ARG PYTHON_IMAGE=python:3.11-slim
+FROM ${PYTHON_IMAGE} AS build
 ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
 WORKDIR /src
 COPY pyproject.toml README.md ./
 COPY app ./app
 RUN pip wheel --wheel-dir /wheels .
 
-FROM python:3.11-slim
+FROM ${PYTHON_IMAGE}
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
-    PERUDO_DATABASE_URL=sqlite:////app/data/perudo.db
+    PERUDO_DATABASE_URL=sqlite:////app/data/perudo.db \
+    HOST=0.0.0.0 \
+    PORT=8000
 COPY --from=build /wheels /wheels
 RUN pip install --no-index --find-links=/wheels perudo && rm -rf /wheels \
     && useradd --create-home --uid 1000 perudo \
@@ -27,9 +31,11 @@ COPY static ./static
 USER perudo
 VOLUME ["/app/data"]
 EXPOSE 8000
+# HOST and PORT: where the server listens (change PORT when containers share the host's network).
 HEALTHCHECK --interval=15s --timeout=3s --start-period=20s \
-    CMD python -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/healthz', timeout=2)"
+    CMD python -c "import os, urllib.request as u; u.urlopen('http://127.0.0.1:' + os.environ['PORT'] + '/healthz', timeout=2)"
 # SIGTERM: uvicorn closes the sockets (1012), the journal is written and the leases released,
-# well inside Docker's 10 s. Migrations run on start-up (PERUDO_MIGRATE_ON_START).
+# well inside Docker's 10 s. Migrations run on start-up (PERUDO_MIGRATE_ON_START). `exec` makes
+# perudo the container's first process, so the signal reaches it.
 STOPSIGNAL SIGTERM
-CMD ["perudo", "serve", "--host", "0.0.0.0", "--port", "8000"]
+CMD exec perudo serve --host "$HOST" --port "$PORT"
