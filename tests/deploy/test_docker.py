@@ -34,7 +34,7 @@ from tests.deploy.conftest import (
 )
 from tests.live_server import free_port
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]  # the first run builds the stand-ins
 STOP_SECONDS = 10.0  # Docker's grace before it kills the process
 HEALTH_TIMEOUT = 45.0  # the image checks every 15 s
 APPS = ("app1", "app2")
