@@ -5,9 +5,14 @@ ARG PYTHON_IMAGE=python:3.11-slim
 FROM ${PYTHON_IMAGE} AS build
 ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
 WORKDIR /src
-COPY pyproject.toml README.md ./
+COPY pyproject.toml ./
+# The dependencies' wheels first, in a layer of their own: rebuilt only when pyproject.toml changes.
+RUN python -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']))" \
+        > requirements.txt \
+    && pip wheel --wheel-dir /wheels -r requirements.txt
+COPY README.md ./
 COPY app ./app
-RUN pip wheel --wheel-dir /wheels .
+RUN pip wheel --no-deps --wheel-dir /wheels .
 
 FROM ${PYTHON_IMAGE}
 ENV PYTHONDONTWRITEBYTECODE=1 \
