@@ -21,8 +21,9 @@ from tests.cluster.conftest import database  # noqa: F401  (a fixture, used by t
 
 ROOT = Path(__file__).resolve().parents[2]
 STANDINS = ROOT / "tests" / "deploy" / "standin-images"
-PYTHON_IMAGE = os.environ.get("PERUDO_TEST_PYTHON_IMAGE", "perudo-standin/python:3.11-slim")
-NGINX_IMAGE = os.environ.get("PERUDO_TEST_NGINX_IMAGE", "perudo-standin/nginx:1.27")
+STANDIN_PREFIX = "perudo-standin/"
+PYTHON_IMAGE = os.environ.get("PERUDO_TEST_PYTHON_IMAGE", f"{STANDIN_PREFIX}python:3.11-slim")
+NGINX_IMAGE = os.environ.get("PERUDO_TEST_NGINX_IMAGE", f"{STANDIN_PREFIX}nginx:1.27")
 IMAGE = "perudo-test:latest"
 STARTUP = 60.0
 # The proxy settings a build needs to reach the package index, passed on when set.
@@ -71,12 +72,15 @@ def docker_engine() -> None:
 
 @pytest.fixture(scope="session")
 def standins(docker_engine: None) -> None:
-    """The stand-in base images, built once by tests/deploy/standin-images and then reused."""
-    present = all(
-        subprocess.run(["docker", "image", "inspect", tag], capture_output=True).returncode == 0
+    """The stand-in base images, built once by tests/deploy/standin-images and then reused
+    (PERUDO_TEST_PYTHON_IMAGE and PERUDO_TEST_NGINX_IMAGE name others, pulled as usual)."""
+    missing = [
+        tag
         for tag in (PYTHON_IMAGE, NGINX_IMAGE)
-    )
-    if not present:
+        if tag.startswith(STANDIN_PREFIX)
+        and subprocess.run(["docker", "image", "inspect", tag], capture_output=True).returncode
+    ]
+    if missing:
         require("debootstrap is not installed", shutil.which("debootstrap") is not None)
         subprocess.run([str(STANDINS)], check=True, timeout=900)
 
