@@ -35,10 +35,11 @@ def readme_command(program: str) -> str:
     return found[0]
 
 
-def on_this_machine(command: str, databases: dict[str, str]) -> str:
-    """The README's line, run against this machine's PostgreSQL and the test's databases."""
+def on_this_machine(command: str, database: str) -> str:
+    """The README's line, run on this machine's PostgreSQL with `database` for `perudo`."""
     command = command.replace("docker compose exec -T db ", "").replace("DATE", "*")
-    return re.sub(r"-U perudo (\w+)", lambda m: f"{PG} {databases[m[1]]}", command)
+    assert "-U perudo perudo" in command, command
+    return command.replace("-U perudo perudo", f"{PG} {database}")
 
 
 def shell(command: str, cwd: Path) -> None:
@@ -70,7 +71,6 @@ def test_the_readme_dump_taken_while_games_run_restores_into_an_empty_database(
 ) -> None:
     source = database.rsplit("/", 1)[1]
     restored = f"{source}_restored"
-    databases = {"perudo": source, "perudo_restored": restored}
     rng = random.Random(5)
     (tmp_path / "live").mkdir()
     (tmp_path / "restored").mkdir()
@@ -92,7 +92,7 @@ def test_the_readme_dump_taken_while_games_run_restores_into_an_empty_database(
             time.sleep(1.0)  # the quiet table's moves are long in the journal
             floor = progress(busy[0].state)  # the journal is at most 0.1 s behind
             time.sleep(0.5)
-            shell(on_this_machine(readme_command("pg_dump"), databases), tmp_path)
+            shell(on_this_machine(readme_command("pg_dump"), source), tmp_path)
             ceiling = progress(busy[0].state)
             stop.set()
             playing.result()
@@ -104,8 +104,8 @@ def test_the_readme_dump_taken_while_games_run_restores_into_an_empty_database(
             player.close()
 
     try:
-        shell(on_this_machine(readme_command("createdb"), databases), tmp_path)
-        shell(on_this_machine(readme_command("psql"), databases), tmp_path)
+        shell(f"createdb {PG} {restored}", tmp_path)  # the new `db` service's empty database
+        shell(on_this_machine(readme_command("psql"), restored), tmp_path)
         url = database.replace(f"/{source}", f"/{restored}")
         with running_server(tmp_path / "restored", PERUDO_DATABASE_URL=url, **ENV) as back:
             assert httpx.get(f"{back}/api/games", timeout=5).json() == games
