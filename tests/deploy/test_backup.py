@@ -22,7 +22,7 @@ from tests.live_server import running_server
 pytestmark = pytest.mark.slow
 PG = "-h 127.0.0.1 -U postgres"  # the machine's PostgreSQL in place of the compose `db` service
 ENV = {"PERUDO_DISCONNECT_GRACE_SECONDS": "600"}  # no bot takes a seat while players move over
-MOVE_PAUSE = 0.05  # the busy table's pace, so that its game outlasts the dump
+MOVE_PAUSE = 0.15  # the busy table's pace: its game outlasts the dump by far
 
 
 def readme_command(program: str) -> str:
