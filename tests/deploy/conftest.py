@@ -28,9 +28,11 @@ IMAGE = "perudo-test:latest"
 STARTUP = 60.0
 # The proxy settings a build needs to reach the package index, passed on when set.
 PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy")
-# Containers of the tests: no bot delay, no limit on new rooms, a player's turn waits for them.
+# Containers of the tests: no bot delay or calza window, no limit on new rooms, a player's turn
+# waits for them.
 TEST_ENV = {
     "PERUDO_BOT_DELAY_MS": "0",
+    "PERUDO_CALZA_WINDOW_MS": "0",
     "PERUDO_ROOMS_PER_MINUTE": "0",
     "PERUDO_DISCONNECT_GRACE_SECONDS": "600",
 }
