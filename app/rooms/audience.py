@@ -113,7 +113,7 @@ class Audience:
         says when the turn timer runs out."""
         turn_deadline, now = turns.deadline, turns.now()
         viewers = self._seats if only is None else {only: self._seats[only]}
-        frames: dict[Connection, str] = {}
+        frames: dict[Connection, str] | None = None
         if bid is not None and self._you_sent:
             takers = {conn: seat for conn, seat in viewers.items() if conn in self._you_sent}
             frames = bid_frames(
@@ -126,18 +126,17 @@ class Audience:
             )
             viewers = {conn: seat for conn, seat in viewers.items() if conn not in frames}
         if viewers:
-            frames.update(
-                state_frames(
-                    state,
-                    turn_deadline=turn_deadline,
-                    now=now,
-                    viewers=viewers,
-                    spectators=self.spectators,
-                    result_json=self._result_json,
-                    you_json=self._you_json,
-                    you_sent=self._you_sent,
-                )
+            states = state_frames(
+                state,
+                turn_deadline=turn_deadline,
+                now=now,
+                viewers=viewers,
+                spectators=self.spectators,
+                result_json=self._result_json,
+                you_json=self._you_json,
+                you_sent=self._you_sent,
             )
+            frames = states if frames is None else {**frames, **states}
         announced = self._take_announced() if only is None else []
-        for conn, frame in frames.items():
+        for conn, frame in (frames or {}).items():
             conn.send(*announced, frame)

@@ -89,11 +89,9 @@ class RoomState:
         game = self.game
         if game is None:
             raise ProtocolError("game_not_running", "The game has not started.")
-        if by is None:
-            return game.apply(seat, action)
         round_ = game.round
         events = game.apply(seat, action)
-        if round_ is not None:
+        if by is not None and round_ is not None:
             move = len(round_.bids) - 1 if isinstance(action, Bid) else CALL
             self.marks[round_.number, move] = by
         return events
