@@ -265,6 +265,4 @@ class Room:
             self.record()
         self.last_change = self._scheduler.now()
         self._turns.follow(self.state)
-        self.audience.send_states(
-            self.state, self._turns, bid=bid, rating_changes=rating_changes
-        )
+        self.audience.send_states(self.state, self._turns, bid=bid, rating_changes=rating_changes)

@@ -139,3 +139,12 @@ DEE = stats("Dee", games=1, wins=0, places=2, dudo=(0, 1), calza=(0, 0))
 BY_WINS = [BOB, CY, ANA, DEE]  # most wins; among equals, fewer games first
 BY_GAMES = [BOB, ANA, CY, DEE]  # most games; among equals, more wins first
 BY_NAME = [ANA, BOB, CY, DEE]
+
+
+# The rating fields of an entry: worked out by openskill (tests/db/test_ratings.py), not by hand.
+RATING_FIELDS = {"rating", "rating_sigma", "rating_low", "rated_games", "provisional", "claimed"}
+
+
+def figures(entry: dict[str, Any]) -> dict[str, Any]:
+    """A `GET /api/players` entry without its rating fields: the figures worked out above."""
+    return {key: value for key, value in entry.items() if key not in RATING_FIELDS}

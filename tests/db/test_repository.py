@@ -80,7 +80,7 @@ def test_list_is_newest_first_with_limit_and_offset(
     saved = []
     for seed, finished_at in enumerate(finish_times):
         record = make_record(seed=seed, finished_at=finished_at, room_id=f"room{seed}")
-        saved.append((finished_at, repo.save_game(record), record))
+        saved.append((finished_at, repo.save_game(record).game_id, record))
     # Newest first; games that finished together come in descending id order.
     newest_first = sorted(saved, key=lambda item: (item[0], item[1]), reverse=True)
     expected = [summary(game_id, record) for _, game_id, record in newest_first]
@@ -153,7 +153,7 @@ def test_saves_from_several_threads_all_land(repo: GameRepository, make_record: 
     """The server saves through asyncio.to_thread; concurrent writers must wait, not fail."""
     records = [make_record(seed=seed) for seed in range(8)]
     with ThreadPoolExecutor(max_workers=4) as pool:
-        game_ids = list(pool.map(repo.save_game, records))
+        game_ids = [saved.game_id for saved in pool.map(repo.save_game, records)]
     assert len(set(game_ids)) == 8
     for game_id, record in zip(game_ids, records, strict=True):
         assert repo.get_game(game_id) == {"game_id": game_id, **record}
