@@ -12,7 +12,7 @@ from app import garbage
 from app.config import Settings
 from app.logs import log_config
 from app.protocol import MAX_FRAME_BYTES
-from app.transport import HttpProtocol, SansIOProtocol
+from app.web.transport import HttpProtocol, SansIOProtocol
 
 WS_MAX_QUEUE = 4
 GIL_SWITCH_SECONDS = 0.001

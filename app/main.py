@@ -15,18 +15,19 @@ from fastapi.staticfiles import StaticFiles
 from sqlalchemy.exc import OperationalError
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app import api, garbage, metrics, security, stats, web, ws
+from app import garbage, metrics
 from app.config import Settings
 from app.db.leases import LeaseRepository
 from app.db.migrate import upgrade
 from app.db.repository import GameRepository
 from app.db.session import make_engine
 from app.db.stats import StatsRepository
-from app.limits import RateLimits
 from app.paths import STATIC_DIR
 from app.rooms import AsyncioScheduler, Registry, RoomConfig, Scheduler
 from app.rooms.journal import Journal
 from app.rooms.ownership import RENEW_SECONDS, Ownership
+from app.web import api, pages, players, security, ws
+from app.web.limits import RateLimits
 
 SWEEP_EVERY_SECONDS = 30.0
 
@@ -128,9 +129,9 @@ def create_app(
     security.install(app)
     app.add_exception_handler(OperationalError, api.database_away)
     app.include_router(api.router)
-    app.include_router(stats.router)
+    app.include_router(players.router)
     app.include_router(ws.router)
-    app.include_router(web.router)
+    app.include_router(pages.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     return app
 

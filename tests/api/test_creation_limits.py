@@ -12,8 +12,8 @@ import pytest
 from fastapi.testclient import TestClient
 from httpx2 import Response
 
-from app import api
 from app.config import Settings
+from app.web import api
 from tests.ws.helpers import Client, running_app, settings_for
 
 pytestmark = pytest.mark.timeout(60)

@@ -13,13 +13,13 @@ import pytest
 import uvicorn
 from playwright.sync_api import Browser, Page
 
-from app import stats
 from app.config import Settings
 from app.db.migrate import upgrade
 from app.db.repository import GameRepository
 from app.db.session import make_engine
 from app.db.stats import StatsRepository
 from app.main import create_app
+from app.web import players as stats
 from tests.browser.helpers import OVERFLOW, PHONE, TIMEOUT_MS
 from tests.db.stats_games import BY_NAME, BY_WINS, GAMES
 from tests.live_server import free_port

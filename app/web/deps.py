@@ -14,8 +14,8 @@ from starlette.requests import HTTPConnection
 from app.config import Settings
 from app.db.repository import GameRepository
 from app.db.stats import StatsRepository
-from app.limits import RateLimits
 from app.rooms import Registry
+from app.web.limits import RateLimits
 
 
 async def get_settings(connection: HTTPConnection) -> Settings:

@@ -12,10 +12,10 @@ from fastapi import APIRouter, HTTPException, Path, Query, Request
 from fastapi.responses import HTMLResponse
 from pydantic import BaseModel
 
-from app.api import DATABASE_AWAY, MAX_OFFSET
 from app.db.stats import Sort
-from app.deps import StatsDep
-from app.web import render
+from app.web.api import DATABASE_AWAY, MAX_OFFSET
+from app.web.deps import StatsDep
+from app.web.pages import render
 
 router = APIRouter()
 NAME_PATTERN = r"^[^\x00-\x1f\x7f]*$"  # as a seat's name: no control characters

@@ -12,10 +12,10 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 
 from app import metrics
-from app.deps import GamesDep, RegistryDep, SettingsDep
 from app.protocol import RoomSettings
 from app.rooms.messages import room_info
 from app.rooms.registry import ELSEWHERE
+from app.web.deps import GamesDep, RegistryDep, SettingsDep
 
 router = APIRouter()
 MAX_OFFSET = 2**31 - 1
