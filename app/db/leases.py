@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
+from datetime import UTC, datetime
 from functools import cache
 from typing import Any
 
@@ -19,7 +20,7 @@ from sqlalchemy import Engine, delete, exists, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.db.models import InstanceRow, RoomLeaseRow
+from app.db.models import InstanceRow, RoomLeaseRow, RoomSnapshotRow
 
 # What an instance that takes a room from a run-out owner writes into that owner's heartbeat:
 # whatever the owner's clock says when it next renews, it sees it ran out and looks for the
@@ -117,6 +118,20 @@ class LeaseRepository:
         with self._sessions.begin() as session:
             session.execute(delete(InstanceRow).where(InstanceRow.name == owner))
             session.execute(delete(RoomLeaseRow).where(RoomLeaseRow.owner == owner))
+
+    def drop_unclaimed(self, before: float) -> int:
+        """Forget the new rooms nobody ever took, written before `before` (a Unix time): an
+        empty lobby's only record is its first snapshot (rev 1), and a room someone took is
+        leased until it is swept. How many went."""
+        with self._sessions.begin() as session:
+            gone = session.execute(
+                delete(RoomSnapshotRow).where(
+                    RoomSnapshotRow.rev == 1,
+                    RoomSnapshotRow.updated_at < datetime.fromtimestamp(before, UTC),
+                    ~exists().where(RoomLeaseRow.room_id == RoomSnapshotRow.room_id),
+                )
+            )
+            return int(gone.rowcount)  # type: ignore[attr-defined]
 
     def _beat(self, session: Session, owner: str, ttl: float) -> bool:
         now = time.time()

@@ -34,6 +34,8 @@ class Leases(Protocol):
 
     def stop(self, owner: str) -> None: ...
 
+    def drop_unclaimed(self, before: float) -> int: ...
+
 
 class Ownership:
     """This instance's leases; what it believes it holds is `held`."""
@@ -84,6 +86,10 @@ class Ownership:
         if rooms:
             self.held -= rooms
             await asyncio.to_thread(self._leases.release, rooms, self.instance)
+
+    async def drop_unclaimed(self, idle: float) -> int:
+        """Forget the new rooms no instance took within `idle` seconds (abandoned links)."""
+        return await asyncio.to_thread(self._leases.drop_unclaimed, time.time() - idle)
 
     async def stop(self) -> None:
         """A clean stop: every lease and the heartbeat go at once, so other instances may take

@@ -94,15 +94,23 @@ class Registry:
         return self._rooms.get(room_id)
 
     async def publish(self, room: Room) -> None:
-        """A new room is in the database at once and held here, so any instance can find it.
-        With the database away it lives here only, and is written when the database is back."""
-        if self.journal is not None:
-            await self.journal.flush()
-        if self.ownership is not None:
-            try:
-                await self.ownership.take(room.room_id)
-            except Exception:
-                logger.exception("could not take the lease of the new room %s", room.room_id)
+        """A new room is written to the database and left there, unleased: the instance its id
+        hashes to (the load balancer's choice) takes it on its first request, with nothing to
+        hand over. With the database away it lives and is held here, and is written when the
+        database is back."""
+        if self.journal is None:
+            return
+        written = await self.journal.flush()
+        if self.ownership is None:
+            return
+        if written:
+            del self._rooms[room.room_id]
+            self.journal.forget(room.room_id)
+            return
+        try:
+            await self.ownership.take(room.room_id)
+        except Exception:
+            logger.exception("could not take the lease of the new room %s", room.room_id)
 
     async def open(self, room_id: str) -> Room | Elsewhere | None:
         """The room, from memory or from the journal once its lease is ours; `ELSEWHERE`
@@ -174,6 +182,10 @@ class Registry:
         if self.ownership is not None:
             await self.flush()
             await self.ownership.release(room.room_id for room in expired)
+            try:
+                await self.ownership.drop_unclaimed(self._lobby_ttl)
+            except Exception:  # the database is away: they go at a later sweep
+                logger.exception("could not forget the new rooms nobody took")
         return [room.room_id for room in expired]
 
     async def close(self) -> None:

@@ -12,6 +12,7 @@ from functools import partial
 from types import SimpleNamespace
 from typing import Any, TypeVar
 
+import orjson
 import pytest
 from alembic import command
 from sqlalchemy import Engine, event, insert, inspect, select, text, update
@@ -21,6 +22,7 @@ import app.db.leases
 from app.db.leases import LeaseRepository
 from app.db.migrate import alembic_config
 from app.db.models import InstanceRow, RoomLeaseRow
+from app.db.repository import GameRepository
 from app.db.session import make_engine
 from app.rooms.ownership import LEASE_SECONDS, Ownership
 
@@ -286,3 +288,20 @@ def test_migration_0006_keeps_the_leases_and_frees_them(database_url: str) -> No
         assert "instances" not in inspect(engine).get_table_names()
     finally:
         engine.dispose()
+
+
+def test_new_rooms_nobody_took_are_forgotten_after_a_while(
+    repo: GameRepository, leases: LeaseRepository
+) -> None:
+    """A new room is only written (its first snapshot, rev 1) until an instance takes it; an
+    abandoned one goes once it is old enough, a taken or changed one never does."""
+    snapshot = orjson.Fragment(b'{"room_id": "x"}')
+    repo.write_journal(
+        {room: (rev, snapshot) for room, rev in [("new", 1), ("taken", 1), ("used", 2)]}, [], []
+    )
+    assert leases.beat("a", TTL) is False
+    assert leases.acquire("taken", "a")
+    assert leases.drop_unclaimed(time.time() - 60) == 0  # all younger than a minute
+    assert leases.drop_unclaimed(time.time() + 1) == 1
+    assert {data["room_id"] for data, _, _ in repo.load_journal()} == {"x"}
+    assert sorted(rev for _, rev, _ in repo.load_journal()) == [1, 2]  # taken, used
