@@ -247,6 +247,7 @@ class CloseCode(IntEnum):
     SUPERSEDED = 4000  # a newer connection resumed this seat
     UNKNOWN_ROOM = 4404
     HELLO_TIMEOUT = 4408  # no hello within PERUDO_HELLO_SECONDS
+    ROOM_CLOSED = 4410  # the server's operator closed the room (a `notice` said so first)
 
 
 Phase = Literal["lobby", "playing", "finished"]

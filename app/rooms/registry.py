@@ -148,6 +148,47 @@ class Registry:
             await self.flush()  # everything they did is written before the lease is free
             await self.ownership.release(wanted)
 
+    def report(self) -> list[dict[str, object]]:
+        """The live rooms here, for the operator's console: code, phase, seats, sockets (of
+        them spectators), seconds since made or restored here and since the last change."""
+        now = self.scheduler.now()
+        rooms = []
+        for room in self._rooms.values():
+            seated = sum(1 for seat in room.seats if seat.conn is not None)
+            rooms.append(
+                {
+                    "room_id": room.room_id,
+                    "phase": room.phase,
+                    "players": sum(1 for _ in room.seats),
+                    "sockets": room.connections,
+                    "spectators": room.connections - seated,
+                    "age": round(now - room.since),
+                    "idle": round(now - room.last_change),
+                }
+            )
+        return rooms
+
+    def notice(self, text: str) -> None:
+        """The operator's notice to every connection of every room here."""
+        for room in self._rooms.values():
+            room.notice(text)
+
+    async def close_room(self, room_id: str, text: str) -> bool:
+        """The operator closes a room held here: its people are told `text` and closed with
+        4410, a finished game is saved, and it is gone from the journal (new sockets get
+        4404). False if it is not here."""
+        room = self._rooms.pop(room_id, None)
+        if room is None:
+            return False
+        await room.close_by_operator(text)
+        logger.info("room closed by the operator", extra={"event": "closed", "room": room_id})
+        if self.journal is not None:
+            self.journal.drop(room_id)
+            await self.flush()
+        if self.ownership is not None:
+            await self.ownership.release([room_id])
+        return True
+
     def __len__(self) -> int:
         return len(self._rooms)
 

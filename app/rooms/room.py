@@ -9,6 +9,8 @@ import asyncio
 import random
 from functools import partial
 
+import orjson
+
 from app import protocol as wire
 from app.engine import Calza, Event, Game, GameEnded, RoundEnded, RuleError
 from app.engine.game import Action
@@ -41,6 +43,7 @@ class Room:
         self.lock = asyncio.Lock()
         self.seq = 0
         self.last_change = scheduler.now()
+        self.since = scheduler.now()  # when this process made or restored it
         self._settings = settings
         self._seats = Seats()
         self._game: Game | None = None
@@ -208,6 +211,16 @@ class Room:
             self._autoplay.close()
             self._audience.close_all(code)
         await self.settle()
+
+    def notice(self, text: str) -> None:
+        """The operator's `notice` to every connection now."""
+        self._audience.broadcast(orjson.dumps({"type": "notice", "text": text}).decode())
+
+    async def close_by_operator(self, text: str) -> None:
+        """The operator closes the room: everyone is told why, then closed with 4410 (a
+        finished game still being saved is saved first)."""
+        self.notice(text)
+        await self.close(CloseCode.ROOM_CLOSED)
 
     async def settle(self) -> None:
         """Wait for background work (saving a finished game) to finish."""
