@@ -36,6 +36,8 @@ class Leases(Protocol):
 
     def drop_unclaimed(self, before: float) -> int: ...
 
+    def stored_rooms(self) -> list[str]: ...
+
 
 class Ownership:
     """This instance's leases; what it believes it holds is `held`."""
@@ -86,6 +88,10 @@ class Ownership:
         if rooms:
             self.held -= rooms
             await asyncio.to_thread(self._leases.release, rooms, self.instance)
+
+    async def stored(self) -> list[str]:
+        """Every room the journal keeps, whoever holds it."""
+        return await asyncio.to_thread(self._leases.stored_rooms)
 
     async def drop_unclaimed(self, idle: float) -> int:
         """Forget the new rooms no instance took within `idle` seconds (abandoned links)."""

@@ -249,13 +249,22 @@ class Registry:
             await self.journal.flush()
 
     async def restore(self) -> int:
-        """Bring back the rooms of the journal (at start-up, before serving); how many."""
+        """Bring back the rooms of the journal (at start-up, before serving); how many. With
+        leases, each is read only once it is ours: a room another instance holds, or one
+        written in a format this code does not read, is left as it is."""
         if self.journal is None:
             return 0
+        if self.ownership is None:
+            stored = await self.journal.load(self._dice, self.scheduler.now())
+            return len([self._bring_back(saved, rev) for saved, rev in stored])
+        try:
+            room_ids = await self.ownership.stored()
+        except Exception:  # the database is away: the rooms come back on first use
+            logger.exception("could not list the live rooms to restore")
+            return 0
         restored = 0
-        for saved, rev in await self.journal.load(self._dice, self.scheduler.now()):
-            if self.ownership is None or await self.ownership.take(saved.room_id):
-                self._bring_back(saved, rev)
+        for room_id in room_ids:
+            if room_id not in self._rooms and isinstance(await self.open(room_id), Room):
                 restored += 1
         return restored
 
