@@ -226,7 +226,11 @@ async def api_overview(request: Request, who: OperatorDep) -> Overview:
     return await overview(console_of(request))
 
 
-@router.post("/api/admin/notice", status_code=202, responses=REFUSED)
+@router.post(
+    "/api/admin/notice",
+    status_code=202,
+    responses={400: {"model": Detail, "description": "The body is not JSON"}, **REFUSED},
+)
 async def api_notice(request: Request, body: NoticeBody, who: ChangeDep) -> Ordered:
     """A `notice` to every connection of every room on every instance."""
     console = console_of(request)

@@ -365,6 +365,13 @@ class PongMessage(TypedDict):
     type: Literal["pong"]
 
 
+class NoticeMessage(TypedDict):
+    """The server's operator, to every table (app/admin.py)."""
+
+    type: Literal["notice"]
+    text: str
+
+
 ServerMessage = (
     WelcomeMessage
     | HistoryMessage
@@ -374,6 +381,7 @@ ServerMessage = (
     | AutoplayedMessage
     | ErrorMessage
     | PongMessage
+    | NoticeMessage
 )
 
 

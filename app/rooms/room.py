@@ -9,8 +9,6 @@ import asyncio
 import random
 from functools import partial
 
-import orjson
-
 from app import protocol as wire
 from app.engine import Calza, Event, Game, GameEnded, RoundEnded, RuleError
 from app.engine.game import Action
@@ -214,7 +212,7 @@ class Room:
 
     def notice(self, text: str) -> None:
         """The operator's `notice` to every connection now."""
-        self._audience.broadcast(orjson.dumps({"type": "notice", "text": text}).decode())
+        self._audience.broadcast(wire.encode({"type": "notice", "text": text}))
 
     async def close_by_operator(self, text: str) -> None:
         """The operator closes the room: everyone is told why, then closed with 4410 (a
