@@ -182,7 +182,7 @@ class LeaseRepository:
         kept = session.execute(
             update(InstanceRow)
             .where(InstanceRow.name == owner, InstanceRow.expires_at >= now)
-            .values(expires_at=now + ttl)
+            .values(expires_at=now + ttl, reads=self._reads)
         )
         if kept.rowcount == 1:  # type: ignore[attr-defined]
             return True
