@@ -25,7 +25,7 @@ from urllib.parse import parse_qs
 
 from fastapi import APIRouter, Depends, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
-from pydantic import BaseModel, StringConstraints
+from pydantic import BaseModel, StringConstraints, ValidationError
 
 from app.api import Detail, same_secret
 from app.db.console import ConsoleRepository, Order
@@ -326,7 +326,10 @@ async def admin_action(
         answer.delete_cookie(COOKIE, path="/")
         return answer
     if action == "notice":
-        text = NoticeBody(text=fields.get("text", "")).text  # 422 when empty or too long
+        try:
+            text = NoticeBody(text=fields.get("text", "")).text
+        except ValidationError as error:  # empty or too long
+            raise HTTPException(422, "A notice is 1 to 300 characters.") from error
         await asyncio.to_thread(console.order, "notice", text=text)
     elif action == "close":
         await close_room(console, registry, fields.get("room_id", ""))

@@ -89,6 +89,8 @@ def test_every_change_from_a_browser_needs_its_csrf_token(console: TestClient) -
     done = console.post("/admin/notice", data={"text": "hi", "csrf": csrf}, follow_redirects=False)
     assert done.status_code == 303 and done.headers["location"] == "/admin?done=notice"
     assert console.post("/api/admin/notice", json={"text": "  "}, headers=ok).status_code == 422
+    long = {"text": "x" * 301, "csrf": csrf}
+    assert console.post("/admin/notice", data=long).status_code == 422
 
 
 def test_a_script_with_the_token_needs_no_csrf_token(console: TestClient) -> None:
