@@ -351,7 +351,7 @@ async def obey(
     stop: Callable[[], None],
 ) -> None:
     if order.action == "notice" and order.text:
-        registry.notice(order.text)
+        await registry.notice(order.text)
     elif order.action == "close" and order.room_id:
         await registry.close_room(order.room_id, CLOSED_TEXT)
     elif order.action == "report":

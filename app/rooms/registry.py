@@ -16,9 +16,9 @@ from app.rooms.clock import Scheduler
 from app.rooms.dice import SecureDice
 from app.rooms.journal import Journal
 from app.rooms.ownership import Ownership
-from app.rooms.persistence import SavedRoom
 from app.rooms.ports import GameStore, RoomConfig
 from app.rooms.room import Room
+from app.rooms.state import RoomState
 
 logger = logging.getLogger(__name__)
 
@@ -77,8 +77,7 @@ class Registry:
         while room_id in self._rooms:
             room_id = new_room_id()
         room = Room(
-            room_id,
-            settings,
+            RoomState(room_id, settings),
             scheduler=self.scheduler,
             config=self._config,
             store=self._store,
@@ -152,26 +151,23 @@ class Registry:
         """The live rooms here, for the operator's console: code, phase, seats, sockets (of
         them spectators), seconds since made or restored here and since the last change."""
         now = self.scheduler.now()
-        rooms = []
-        for room in self._rooms.values():
-            seated = sum(1 for seat in room.seats if seat.conn is not None)
-            rooms.append(
-                {
-                    "room_id": room.room_id,
-                    "phase": room.phase,
-                    "players": sum(1 for _ in room.seats),
-                    "sockets": room.connections,
-                    "spectators": room.connections - seated,
-                    "age": round(now - room.since),
-                    "idle": round(now - room.last_change),
-                }
-            )
-        return rooms
+        return [
+            {
+                "room_id": room.room_id,
+                "phase": room.state.phase,
+                "players": len(room.state.seats),
+                "sockets": room.connections,
+                "spectators": room.spectators,
+                "age": round(now - room.since),
+                "idle": round(now - room.last_change),
+            }
+            for room in self._rooms.values()
+        ]
 
-    def notice(self, text: str) -> None:
+    async def notice(self, text: str) -> None:
         """The operator's notice to every connection of every room here."""
-        for room in self._rooms.values():
-            room.notice(text)
+        for room in list(self._rooms.values()):
+            await room.notice(text)
 
     async def close_room(self, room_id: str, text: str) -> bool:
         """The operator closes a room held here: its people are told `text` and closed with
@@ -180,7 +176,7 @@ class Registry:
         room = self._rooms.pop(room_id, None)
         if room is None:
             return False
-        await room.close_by_operator(text)
+        await room.close(CloseCode.ROOM_CLOSED, notice=text)
         logger.info("room closed by the operator", extra={"event": "closed", "room": room_id})
         if self.journal is not None:
             self.journal.drop(room_id)
@@ -208,11 +204,11 @@ class Registry:
             room
             for room in self._rooms.values()
             if (
-                room.phase == "lobby"
+                room.state.phase == "lobby"
                 and room.connections == 0
                 and now - room.last_change >= self._lobby_ttl
             )
-            or (room.phase == "finished" and now - room.last_change >= self._finished_ttl)
+            or (room.state.phase == "finished" and now - room.last_change >= self._finished_ttl)
         ]
         for room in expired:
             del self._rooms[room.room_id]
@@ -256,7 +252,7 @@ class Registry:
             return 0
         if self.ownership is None:
             stored = await self.journal.load(self._dice, self.scheduler.now())
-            return len([self._bring_back(saved, rev) for saved, rev in stored])
+            return len([self._bring_back(state, rev) for state, rev in stored])
         try:
             room_ids = await self.ownership.stored()
         except Exception:  # the database is away: the rooms come back on first use
@@ -268,9 +264,11 @@ class Registry:
                 restored += 1
         return restored
 
-    def _bring_back(self, saved: SavedRoom, rev: int) -> Room:
-        room = Room.restore(
-            saved,
+    def _bring_back(self, state: RoomState, rev: int) -> Room:
+        """The room `state` describes as of its change `rev`; it records itself afresh, so a
+        later restore counts `seq` on."""
+        room = Room(
+            state,
             scheduler=self.scheduler,
             config=self._config,
             store=self._store,
@@ -278,6 +276,7 @@ class Registry:
             rev=rev,
             rng=self._dice(),
         )
+        room.record()
         self._rooms[room.room_id] = room
         logger.info("room restored", extra={"event": "restored", "room": room.room_id})
         return room
