@@ -435,8 +435,6 @@ class PongMessage(TypedDict):
     type: Literal["pong"]
 
 
-
-
 ServerMessage = (
     WelcomeMessage
     | HistoryMessage

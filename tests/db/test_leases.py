@@ -350,12 +350,12 @@ async def test_a_rolling_upgrade_moves_rooms_only_where_their_format_is_read(
     assert isinstance(first, Room)
     await seated(first, 1)  # P0 joins on the new instance
     back = await moved(old, new, room_id)  # and the room goes back to the old one
-    assert [seat.name for seat in back.seats] == ["P0"]
+    assert [seat.name for seat in back.state.seats] == ["P0"]
     await say(back, FakeConnection(), type="join", name="P1")
 
     newest = versioned(engine, "newest", reads=2)  # the upgrade's last step: it writes 2
     taken = await moved(newest, old, room_id)
-    assert [seat.name for seat in taken.seats] == ["P0", "P1"]
+    assert [seat.name for seat in taken.state.seats] == ["P0", "P1"]
     assert await old.open(room_id) is ELSEWHERE
     assert owners(engine)[room_id] == ("newest", None)  # not even asked for
     await newest.close()  # a clean stop frees its leases: still the old one does not take it
@@ -364,5 +364,5 @@ async def test_a_rolling_upgrade_moves_rooms_only_where_their_format_is_read(
     assert await versioned(engine, "old-restarted", reads=1).restore() == 0
     assert repo.load_journal(room_id) == before  # neither dropped nor changed
     again = await versioned(engine, "newest-again", reads=2).open(room_id)
-    assert isinstance(again, Room) and [seat.name for seat in again.seats] == ["P0", "P1"]
+    assert isinstance(again, Room) and [seat.name for seat in again.state.seats] == ["P0", "P1"]
     await old.close()
