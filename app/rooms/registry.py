@@ -156,8 +156,8 @@ class Registry:
                 "room_id": room.room_id,
                 "phase": room.state.phase,
                 "players": len(room.state.seats),
-                "sockets": room.connections,
-                "spectators": room.spectators,
+                "sockets": len(room.audience),
+                "spectators": room.audience.spectators,
                 "age": round(now - room.since),
                 "idle": round(now - room.last_change),
             }
