@@ -43,6 +43,7 @@ class Room:
         self.room_id = state.room_id
         self.lock = asyncio.Lock()
         self.last_change = scheduler.now()
+        self.since = scheduler.now()  # when this process made or restored it (the console)
         self.closed = False
         self._config = config or RoomConfig()
         self.audience = Audience(self._config.room_sockets)  # read-only outside the room

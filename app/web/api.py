@@ -3,6 +3,7 @@ response model, so `/docs` shows the real API."""
 
 from __future__ import annotations
 
+import hmac
 import time
 from collections import deque
 from typing import Annotated, Any, Literal
@@ -40,6 +41,21 @@ def retry_later(description: str) -> dict[str, Any]:
 DATABASE_AWAY: dict[int | str, dict[str, Any]] = {
     503: retry_later("The database does not answer; try again soon")
 }
+
+
+class NewRoom(RoomSettings):
+    """The body of `POST /api/rooms`: the room's settings, and the server's invite code when
+    it sets `PERUDO_CREATE_CODE`."""
+
+    create_code: str | None = None
+
+    def settings(self) -> RoomSettings:
+        return RoomSettings.model_validate(self.model_dump(exclude={"create_code"}))
+
+
+def same_secret(given: str | None, expected: str) -> bool:
+    """Whether `given` is the secret `expected`, in a time that does not tell how close it was."""
+    return given is not None and hmac.compare_digest(given.encode(), expected.encode())
 
 
 class RoomCreated(BaseModel):
@@ -188,14 +204,19 @@ class CreationLimiter:
     "/api/rooms",
     status_code=201,
     responses={
+        403: {"model": Detail, "description": "The server's invite code is missing or wrong"},
         429: retry_later("This address created too many rooms in the last minute"),
         503: retry_later("The server holds as many rooms as it may"),
     },
 )
 async def create_room(
-    request: Request, registry: RegistryDep, settings: SettingsDep, body: RoomSettings | None = None
+    request: Request, registry: RegistryDep, settings: SettingsDep, body: NewRoom | None = None
 ) -> RoomCreated:
-    """A new room; every setting is optional (no body at all means the defaults)."""
+    """A new room; every setting is optional (no body at all means the defaults). It is
+    written to the database, and taken by an instance on its first use."""
+    body = body or NewRoom()
+    if settings.create_code and not same_secret(body.create_code, settings.create_code):
+        raise HTTPException(403, "Creating a room on this server needs its invite code.")
     if len(registry) >= settings.max_rooms:
         raise HTTPException(503, "The server holds as many rooms as it may.", {"Retry-After": "60"})
     limiter: CreationLimiter = request.app.state.creations
@@ -203,7 +224,7 @@ async def create_room(
     wait = limiter.retry_after(address, settings.rooms_per_minute)
     if wait is not None:
         raise HTTPException(429, "Too many new rooms; try again soon.", {"Retry-After": str(wait)})
-    room = registry.create(body or RoomSettings())
+    room = registry.create(body.settings())
     await registry.publish(room)
     return RoomCreated(room_id=room.room_id, url=f"/r/{room.room_id}")
 

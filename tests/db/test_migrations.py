@@ -28,6 +28,8 @@ TABLES = {
     "room_journal",
     "room_leases",
     "instances",
+    "room_formats",
+    "admin_orders",
 }
 
 

@@ -105,6 +105,9 @@ function onMessage(msg) {
     case "error":
       receiveError(msg.code);
       break;
+    case "notice":
+      toast(msg.text); // the server's host, to every table: shown as it is, never as HTML
+      break;
     default:
       break; // a message this page does not know yet: ignore it
   }
