@@ -235,8 +235,8 @@ class Link:
         held = self.held
         if held is not None and state["seq"] < held["seq"]:
             return  # older than the one held: dropped, as the protocol says
-        if held is not None and state["seq"] == held["seq"]:
-            self.table.totals.compared_by_sync += 1
+        if held is not None and state["seq"] == held["seq"]:  # a `sync`'s answer
+            self.table.totals.compared_by_sync += self.from_events  # the ones that prove much
             if named(state) != named(held):
                 self.table.mismatch(
                     f"{self.label}: sync at {difference(named(held), named(state))}"
