@@ -72,9 +72,13 @@ export function revealRows(r, nameOf) {
       "li",
       { class: `reveal-row ${change}`, dataset: { seat: cup.seat } },
       h("span", { class: "reveal-name" }, nameOf(cup.seat)),
-      cupSvg(cup.dice.length, { lifted: true }),
-      h("span", { class: "reveal-dice" }, [...cup.dice].sort((a, b) => a - b).map((d) => dieSvg(d, { highlight: counts(d) }))),
-      deltaMark(change),
+      h(
+        "span",
+        { class: "reveal-hand" },
+        cupSvg(cup.dice.length, { lifted: true }),
+        h("span", { class: "reveal-dice" }, [...cup.dice].sort((a, b) => a - b).map((d) => dieSvg(d, { highlight: counts(d) }))),
+        deltaMark(change),
+      ),
     );
   });
 }

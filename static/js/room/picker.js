@@ -30,10 +30,16 @@ export function leastRaise(minQuantity, standing) {
 
 let picker = null;
 let lastTurnKey = null; // the last turn of yours the page was scrolled to
+let turnKey = null; // your turn on screen now, or null
 
 /** Build the picker once. @param {{act: (msg: object) => void}} ctx */
 export function mount(ctx) {
   picker = new BidPicker((bid) => ctx.act({ type: "bid", ...bid }));
+  // A phone turned on its side mid-turn: bring the controls on screen again in the new shape.
+  window.addEventListener("resize", () => {
+    lastTurnKey = null;
+    if (turnKey !== null) bringIntoView(turnKey);
+  });
 }
 
 /** @param {{ready: boolean}} ctx  ready: connected, and no action of ours awaits its answer */
@@ -50,7 +56,8 @@ export function render(state, ctx) {
   actions.dataset.myTurn = String(myTurn);
   const legal = state.you.legal;
   picker.update(legal, round, myTurn && ctx.ready, myTurn ? state.you.odds : null);
-  if (myTurn) bringIntoView(`${round.number}:${round.bids.length}`);
+  turnKey = myTurn ? `${round.number}:${round.bids.length}` : null;
+  if (turnKey !== null) bringIntoView(turnKey);
 }
 
 /** Once per turn of yours: scroll the least that brings your controls on screen, with their margin. */
