@@ -14,7 +14,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, Page, ViewportSize
 
-from tests.browser.helpers import Player, call, wait_for_answer
+from tests.browser.helpers import Player, call, hold, wait_for_answer
 from tests.browser.test_browser_protocol import Wire
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -333,14 +333,14 @@ def test_turn_title_timer_autoplay_log_after_reload_and_guarded_calls(
         assert actor.page.title() != TURN_TITLE
         actor.shot(screenshots, "table-autoplayed-360x640")
 
-        # Dudo is guarded: the first tap arms it and sends nothing; the arming wears off.
+        # Dudo is guarded: a tap sends nothing and says to hold; a hold too short sends nothing.
         seq = other.page.get_attribute("#room", "data-seq")
         other.page.click("#dudo-btn")
-        assert other.page.inner_text("#dudo-btn").startswith("Dudo")
-        assert "armed" in (other.page.get_attribute("#dudo-btn", "class") or "")
-        other.page.wait_for_timeout(3300)
-        assert "armed" not in (other.page.get_attribute("#dudo-btn", "class") or "")
+        assert other.page.inner_text("#dudo-btn") == "Dudo! Hold to call"
+        hold(other.page, "#dudo-btn", ms=200)
+        other.page.wait_for_timeout(500)
         assert other.page.get_attribute("#room", "data-seq") == seq
+        assert other.page.is_hidden("#reveal")
         # The keyboard path sends at once.
         other.page.focus("#dudo-btn")
         other.page.keyboard.press("Enter")

@@ -105,6 +105,9 @@ function onMessage(msg) {
     case "error":
       receiveError(msg.code);
       break;
+    case "notice":
+      status.notice(String(msg.text ?? ""));
+      break;
     default:
       break; // a message this page does not know yet: ignore it
   }

@@ -1,5 +1,6 @@
-// The connection as the player sees it: a banner while (re)connecting, and a full stop with the
-// reason when the server closed the socket for good (seat opened elsewhere, unknown room).
+// The connection as the player sees it: a banner while (re)connecting, the operator's notice,
+// and a full stop with the reason when the server closed the socket for good (seat opened
+// elsewhere, unknown room, room closed by the operator).
 import { byId } from "../dom.js";
 import { CLOSE_TEXT } from "../codes.js";
 import { t } from "../i18n.js";
@@ -31,6 +32,13 @@ export function render(status, detail = {}) {
     banner.textContent = "";
   }
   if (status === "closed") showFatal(detail.code);
+}
+
+/** The server operator's `notice` ("restarting in 5 minutes"), as a banner until the next. */
+export function notice(text) {
+  const banner = byId("notice");
+  banner.textContent = text;
+  banner.hidden = text === "";
 }
 
 function showFatal(code) {
