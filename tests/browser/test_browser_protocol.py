@@ -101,25 +101,37 @@ def test_history_and_autoplayed_moves_fill_the_game_log(anna: tuple[Player, Wire
     assert "called dudo on 3 fours; there were 3." in first
     assert "loses a die" in first
 
-    # A move the server's bot made for someone, and a message type from a newer server.
-    bot = next(p for p in newest_state(player)["players"] if p["bot"])
-    wire.inject({"type": "something_new", "data": [1, 2, 3]})
-    wire.inject(
-        {
-            "type": "autoplayed",
-            "seat": bot["seat"],
-            "reason": "timer",
-            "action": {"type": "bid", "quantity": 5, "face": 2},
-        }
-    )
+    # Moves the server's bot made for a person read as the bot's, for that person, everywhere:
+    # a bid in the log and as the standing bid, a call in a finished round (also after reload).
+    wire.inject({"type": "something_new", "data": [1, 2, 3]})  # from a newer server: ignored
+    state = newest_state(player)
+    me = state["you"]["seat"]
+    bot = next(p for p in state["players"] if p["bot"])
+    bid = {"quantity": 5, "face": 2, "seat": me, "autoplayed": "timer"}
+    state["round"] |= {"bids": [bid], "bid": bid, "turn": bot["seat"]}
+    state["seq"] += 1000
+    wire.inject(state)
     line = page.locator("#log-list li.log-auto").last
     line.wait_for()
-    assert line.inner_text() == f"Time ran out: the bot bid 5 twos for {bot['name']}."
-    wire.inject(
-        {"type": "autoplayed", "seat": bot["seat"], "reason": "away", "action": {"type": "dudo"}}
+    assert line.inner_text() == "Time ran out: the bot bid 5 twos for you."
+    assert page.inner_text("#standing .standing-by") == "by the bot for you"
+    assert "You bid" not in page.inner_text("#log-list")
+    called = ROUND_ONE | {"round": 2, "caller": me, "loser": me, "autoplayed": "away"}
+    wire.inject({"type": "round_result", **called})
+    page.wait_for_selector("#reveal:not([hidden])")
+    assert page.inner_text("#reveal-title") == "The bot calls dudo for you!"
+    page.click("#reveal-next")
+    assert page.inner_text('#log-list li[data-round="2"]').startswith(
+        "Round 2 Player away: the bot called dudo on 3 fours for you; there were 3."
     )
-    page.wait_for_function("() => document.querySelectorAll('#log-list li.log-auto').length === 2")
-    assert "the bot called dudo for" in page.locator("#log-list li.log-auto").last.inner_text()
+    for_bot = ROUND_ONE | {"round": 3, "caller": bot["seat"], "autoplayed": "left"}
+    wire.inject({"type": "round_result", **for_bot})
+    page.wait_for_selector("#reveal:not([hidden])")
+    assert page.inner_text("#reveal-title") == f"The bot calls dudo for {bot['name']}!"
+    page.click("#reveal-next")
+    assert f"the bot called dudo on 3 fours for {bot['name']};" in page.inner_text(
+        '#log-list li[data-round="3"]'
+    )
     assert player.page_errors == []
 
 

@@ -21,6 +21,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 TURN_TITLE = "(●) Your turn · Perudo"
 AWAY_BID = re.compile(r"While you were away, the bot bid \d+ \w+ for you\.")
+TIMER_BID = re.compile(r"Time ran out: the bot bid \d+ \w+ for you\.")
 CLEAR_OF_THE_EDGE = 8  # px: Dudo and Calza keep at least this much from the screen's bottom
 LONG_NAME = "Anna Maria Kovács"
 SIZES: list[ViewportSize] = [
@@ -327,11 +328,22 @@ def test_turn_title_timer_autoplay_log_after_reload_and_guarded_calls(
                 rf"Time ran out: the bot bid \d+ \w+ for {'you' if p is actor else actor.name}\.",
                 line.inner_text(),
             ), line.inner_text()
+        # The actor was here all along: the move reads as the timer's, never "you" or "away".
         actor.page.wait_for_selector("#away-line:not(:empty)")
-        assert AWAY_BID.fullmatch(actor.page.inner_text("#away-line"))
+        assert TIMER_BID.fullmatch(actor.page.inner_text("#away-line"))
+        assert actor.page.inner_text("#standing .standing-by") == "by the bot for you"
+        assert "You bid" not in actor.page.inner_text("#log-list")
         other.page.wait_for_function(f"() => document.title === {TURN_TITLE!r}")
         assert actor.page.title() != TURN_TITLE
         actor.shot(screenshots, "table-autoplayed-360x640")
+        # Reloaded, in Hungarian: the log is rebuilt from the state and still says the bot did.
+        actor.page.goto(f"{url}?lang=hu")
+        line = actor.page.locator("#log-list li.log-auto").first
+        line.wait_for()
+        assert line.inner_text().startswith("Lejárt az idő: a bot helyetted"), line.inner_text()
+        assert "Te licitáltál" not in actor.page.inner_text("#log-list")
+        actor.page.goto(url)
+        actor.page.wait_for_selector("#table:not([hidden])")
 
         # Dudo is guarded: a tap sends nothing and says to hold; a hold too short sends nothing.
         seq = other.page.get_attribute("#room", "data-seq")

@@ -53,9 +53,12 @@ export function render(state, ctx) {
   byId("reveal-next").focus({ preventScroll: true });
 }
 
-/** "Anna calls dudo!", "You call calza!" */
+/** "Anna calls dudo!", "You call calza!", "The bot calls dudo for you!" */
 function title(result, youSeat, name) {
   const params = { name: name(result.caller) };
+  const dudo = result.call === "dudo";
+  if (result.autoplayed && result.caller === youSeat) return dudo ? t("The bot calls dudo for you!") : t("The bot calls calza for you!");
+  if (result.autoplayed) return dudo ? t("The bot calls dudo for {name}!", params) : t("The bot calls calza for {name}!", params);
   if (result.caller === youSeat) return result.call === "dudo" ? t("You call dudo!") : t("You call calza!");
   return result.call === "dudo" ? t("{name} calls dudo!", params) : t("{name} calls calza!", params);
 }

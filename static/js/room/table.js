@@ -54,7 +54,7 @@ function renderCenter(state, playing) {
       standing,
       h("span", { class: "standing-label" }, t("Standing bid")),
       h("span", { class: "standing-bid" }, bidChip(round.bid, { small: false })),
-      h("span", { class: "standing-by" }, bidder(state, round.bid.seat)),
+      h("span", { class: "standing-by" }, bidder(state, round.bid)),
       myTurn && state.you.odds?.bid != null ? h("span", { class: "standing-odds" }, t("{percent} chance it holds", { percent: percent(state.you.odds.bid) })) : null,
     );
   } else if (playing) {
@@ -65,13 +65,22 @@ function renderCenter(state, playing) {
   }
   fill(
     byId("history"),
-    playing ? round.bids.map((b) => h("li", {}, h("span", { class: "hist-name" }, nameOf(state, b.seat)), bidChip(b))) : [],
+    playing ? round.bids.map((b) => h("li", {}, h("span", { class: "hist-name" }, shortBidder(state, b)), bidChip(b))) : [],
   );
 }
 
-/** "by Anna", "by you": who made the standing bid. */
-function bidder(state, seat) {
-  return seat === state.you.seat ? t("by you") : t("by {name}", { name: nameOf(state, seat) });
+/** "by Anna", "by you", "by the bot for you": who made the standing bid. */
+function bidder(state, bid) {
+  const you = bid.seat === state.you.seat;
+  const name = { name: nameOf(state, bid.seat) };
+  if (bid.autoplayed) return you ? t("by the bot for you") : t("by the bot for {name}", name);
+  return you ? t("by you") : t("by {name}", name);
+}
+
+/** Who made a bid of this round, short: "Eve", "You", "Bot for Eve". */
+function shortBidder(state, bid) {
+  if (!bid.autoplayed) return nameOf(state, bid.seat);
+  return bid.seat === state.you.seat ? t("Bot for you") : t("Bot for {name}", { name: nameOf(state, bid.seat) });
 }
 
 /** Round 1 only: who rolled what to decide the opener; each throw wraps as a whole. */
