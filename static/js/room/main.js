@@ -5,7 +5,18 @@
 import { byId, toast } from "../dom.js";
 import { JOIN_FAILURES, errorText } from "../codes.js";
 import { t } from "../i18n.js";
-import { forgetSeatToken, keepSeatToken, rememberName, savedName, seatToken, takeJoinWish } from "../seat.js";
+import {
+  forgetSeatToken,
+  forgetTokenSetAside,
+  keepSeatToken,
+  rememberName,
+  savedName,
+  seatToken,
+  setTokenAside,
+  takeJoinWish,
+  takeSeatBack,
+  tokenSetAside,
+} from "../seat.js";
 import { Connection } from "./connection.js";
 import { savedPlaces } from "./places.js";
 import * as alerts from "./alerts.js";
@@ -40,6 +51,7 @@ const page = {
   pending: false, // an action was sent; its state has not come back yet
   pendingTimer: null,
   clockOffset: 0, // server clock minus local clock, seconds
+  leftSeat: false, // this browser left its seat in the running game and may take it back
 };
 
 /** What the views get: page-level facts as they are now, and the actions they may take. */
@@ -55,6 +67,8 @@ function context() {
     say: (text) => send({ type: "chat", text }),
     join,
     leave,
+    comeBack,
+    leftSeat: page.leftSeat,
     retry,
     endReveal,
     showReveal: (result) => page.reveal === null && startReveal(result),
@@ -171,6 +185,10 @@ function retry() {
 
 function render(state) {
   const before = page.state?.phase;
+  if (state.phase !== "playing" && page.leftSeat) {
+    forgetTokenSetAside(roomId); // the game is over: the way back ends with it
+    page.leftSeat = false;
+  }
   if (before && before !== state.phase) window.scrollTo(0, 0);
   log.phaseChange(before, state.phase);
   page.state = state;
@@ -237,9 +255,23 @@ function join(name) {
   conn.connect(); // a new connection, so the hello can be a join
 }
 
+/** Leave the seat: in the lobby it is freed; in a game a bot plays it and the page keeps the
+ * way back (`comeBack`) until the game ends. */
 function leave() {
   act({ type: "leave" });
-  forgetSeatToken(roomId);
+  if (page.state?.phase === "playing") {
+    setTokenAside(roomId);
+    page.leftSeat = true;
+  } else {
+    forgetSeatToken(roomId);
+  }
+  conn.connect();
+}
+
+/** Take the seat left during this game back: the next hello resumes it. */
+function comeBack() {
+  takeSeatBack(roomId);
+  page.leftSeat = false;
   conn.connect();
 }
 
@@ -248,4 +280,5 @@ function leave() {
 for (const view of [status, lobby, picker, calls, reveal, end, chat, tools, alerts]) view.mount(context());
 setInterval(() => table.renderTimer(page.state, context()), 250);
 if (!seatToken(roomId) && takeJoinWish(roomId) && savedName()) page.joining = savedName();
+page.leftSeat = !seatToken(roomId) && tokenSetAside(roomId) !== null;
 conn.connect();

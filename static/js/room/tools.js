@@ -1,13 +1,15 @@
-// The table's top bar: Leave (the chat button beside it is chat.js); links out of a running
-// game ask first.
+// The table's top bar: Leave (the chat button beside it is chat.js) and how many watch; the
+// line that tells a spectator they are watching (and one who left their seat that they may
+// take it back); links out of a running game ask first.
 import { byId } from "../dom.js";
-import { t } from "../i18n.js";
+import { n, t } from "../i18n.js";
 import { player } from "./people.js";
 
 let seatedInGame = false;
 
-/** @param {{leave: () => void}} ctx */
+/** @param {{leave: () => void, comeBack: () => void}} ctx */
 export function mount(ctx) {
+  byId("come-back").addEventListener("click", () => ctx.comeBack());
   byId("game-leave").addEventListener("click", () => {
     if (window.confirm(t("Leave this game? A bot will play your seat from now on."))) ctx.leave();
   });
@@ -22,8 +24,24 @@ export function mount(ctx) {
   );
 }
 
-export function render(state) {
+/** @param {{leftSeat: boolean, online: boolean}} ctx */
+export function render(state, ctx) {
   const you = state.you.seat === null ? null : player(state, state.you.seat);
   seatedInGame = state.phase === "playing" && you !== null && !you.out;
   byId("game-leave").hidden = !seatedInGame;
+  renderWatchers(state.spectators ?? 0);
+  const watching = state.phase === "playing" && you === null;
+  byId("watch-line").hidden = !watching;
+  byId("watch-text").textContent = ctx.leftSeat ? t("You left this game: a bot plays your seat.") : t("You are watching this game.");
+  const back = byId("come-back");
+  back.hidden = !(watching && ctx.leftSeat);
+  back.disabled = !ctx.online;
+}
+
+/** "👁 3": how many watch, said in full to screen readers; nothing while nobody watches. */
+function renderWatchers(count) {
+  const box = byId("watchers");
+  box.hidden = count === 0;
+  box.textContent = `👁 ${count}`;
+  box.setAttribute("aria-label", n("{count} watching", "{count} watching", count));
 }
