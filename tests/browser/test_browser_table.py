@@ -288,6 +288,9 @@ def test_round_one_roll_off_fits_at_360(
         wire.inject(state)
         anna.page.wait_for_selector(".roll-off")
         assert anna.page.locator(".roll-off .roll-one").count() == 8
+        # The highest throw opens, so an ace shows as the 1 it counts as here, not the wild star.
+        assert anna.page.locator(".roll-off .die.ace, .roll-off .die-star").count() == 0
+        assert anna.page.locator('.roll-off .die[aria-label="1"]').count() == 1
         anna.page.wait_for_timeout(500)  # a smooth scroll to the controls ends
         wanted = [".roll-off .roll-one", "#players li", "#my-dice .die", "#bid-btn", "#dudo-btn"]
         assert on_screen(anna.page, [*wanted, "#calza-btn", "#faces .face-btn"]) == {}

@@ -17,6 +17,12 @@ let fresh = false; // just replaced by the server's `history`
 let away = []; // the `autoplayed` messages for you since your own last move
 let myBids = null; // "round:count" of your bids in the state last drawn
 
+/** Fade the list's top edge while lines are scrolled above it. */
+export function mount() {
+  const list = byId("log-list");
+  list.addEventListener("scroll", () => markMoreAbove(list), { passive: true });
+}
+
 /** A `welcome`: the moves the bot made for your seat while you had no connection. */
 export function welcome(msg) {
   myBids = null; // the bids that appeared while away are not yours
@@ -70,6 +76,7 @@ export function rounds() {
 
 /** @param {{showReveal: (result: object) => void}} ctx */
 export function render(state, ctx) {
+  const list = byId("log-list");
   const round = state.phase === "playing" ? state.round : null;
   const mine = round && state.you.seat !== null ? `${round.number}:${round.bids.filter((b) => b.seat === state.you.seat && !b.autoplayed).length}` : null;
   if (mine !== null && myBids !== null && mine !== myBids && mine.split(":")[0] === myBids.split(":")[0]) noteMyMove();
@@ -79,7 +86,6 @@ export function render(state, ctx) {
   const bids = round ? round.bids : [];
   box.hidden = state.phase === "lobby" || (entries.length === 0 && bids.length === 0);
   if (box.hidden) return;
-  const list = byId("log-list");
   const atEnd = list.scrollTop + list.clientHeight >= list.scrollHeight - 4;
   fill(
     list,
@@ -87,6 +93,11 @@ export function render(state, ctx) {
     bids.map((b) => bidLine(state, b)),
   );
   if (atEnd) list.scrollTop = list.scrollHeight; // follow the newest line unless scrolled back
+  markMoreAbove(list);
+}
+
+function markMoreAbove(list) {
+  list.classList.toggle("more-above", list.scrollTop > 0);
 }
 
 function roundLine(state, r, ctx) {

@@ -277,7 +277,7 @@ function comeBack() {
 
 // --- Start -----------------------------------------------------------------------------------
 
-for (const view of [status, lobby, picker, calls, reveal, end, chat, tools, alerts]) view.mount(context());
+for (const view of [status, lobby, picker, calls, reveal, end, chat, log, tools, alerts]) view.mount(context());
 setInterval(() => table.renderTimer(page.state, context()), 250);
 if (!seatToken(roomId) && takeJoinWish(roomId) && savedName()) page.joining = savedName();
 page.leftSeat = !seatToken(roomId) && tokenSetAside(roomId) !== null;

@@ -83,7 +83,8 @@ function shortBidder(state, bid) {
   return bid.seat === state.you.seat ? t("Bot for you") : t("Bot for {name}", { name: nameOf(state, bid.seat) });
 }
 
-/** Round 1 only: who rolled what to decide the opener; each throw wraps as a whole. */
+/** Round 1 only: who rolled what to decide the opener (highest opens, so an ace shows as the
+ * 1 it counts as); each throw wraps as a whole. */
 function rollOff(state) {
   const throws = state.round.roll_off;
   if (!throws || state.round.number !== 1) return null;
@@ -93,7 +94,7 @@ function rollOff(state) {
     h("span", {}, t("Roll-off:")),
     throws.flatMap((rolls, i) => [
       i > 0 ? h("span", {}, t("re-roll")) : null,
-      ...rolls.map((r) => h("span", { class: "roll-one" }, h("span", { class: "roll-name" }, nameOf(state, r.seat)), dieSvg(r.die, { small: true }))),
+      ...rolls.map((r) => h("span", { class: "roll-one" }, h("span", { class: "roll-name" }, nameOf(state, r.seat)), dieSvg(r.die, { small: true, plain: true }))),
     ]),
   );
 }
