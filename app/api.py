@@ -215,7 +215,7 @@ async def get_room(room_id: str, registry: RegistryDep) -> RoomInfo:
         raise HTTPException(404, "No such room.")
     if room is ELSEWHERE:
         raise HTTPException(503, "The room is moving between instances.", {"Retry-After": "1"})
-    return RoomInfo.model_validate(room_info(room))
+    return RoomInfo.model_validate(room_info(room.state))
 
 
 @router.get("/api/games", responses=DATABASE_AWAY)
@@ -241,7 +241,7 @@ def get_game(game_id: str, games: GamesDep) -> GameDetail:
 @router.get("/metrics", response_class=Response)
 async def prometheus(registry: RegistryDep) -> Response:
     """Prometheus text format: rooms by phase, sockets, games, actions, latencies, failures."""
-    metrics.count_rooms(room.phase for room in registry)
+    metrics.count_rooms(room.state.phase for room in registry)
     body, content_type = metrics.exposition()
     return Response(body, media_type=content_type)
 

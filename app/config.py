@@ -14,6 +14,8 @@ class Settings(BaseSettings):
     database_url: str = "sqlite:///./data/perudo.db"
     allowed_origins: str = ""
     bot_delay_ms: int = Field(900, ge=0)
+    # A bot-played turn waits this long after a bid while a connected person may call calza.
+    calza_window_ms: int = Field(2000, ge=0)
     disconnect_grace_seconds: float = Field(20.0, ge=0)
     lobby_ttl_seconds: float = Field(1800.0, gt=0)
     finished_ttl_seconds: float = Field(1800.0, gt=0)

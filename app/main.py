@@ -80,6 +80,7 @@ def create_app(
             scheduler=scheduler or AsyncioScheduler(),
             config=RoomConfig(
                 bot_delay=settings.bot_delay_ms / 1000,
+                calza_window=settings.calza_window_ms / 1000,
                 disconnect_grace=settings.disconnect_grace_seconds,
                 room_sockets=settings.room_sockets,
             ),

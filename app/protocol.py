@@ -47,6 +47,7 @@ ErrorCode = Literal[
     "game_in_progress",
     "not_host",
     "not_enough_players",
+    "bid_changed",
     "rate_limited",
 ]
 MAX_FRAME_BYTES = 4096
@@ -113,17 +114,21 @@ class _Message(BaseModel):
     model_config = ConfigDict(strict=True, extra="ignore", frozen=True)
 
 
-class Join(_Message):
+class _Hello(_Message):
+    events: bool = False  # bid events instead of a `state` after a bid (PROTOCOL.md)
+
+
+class Join(_Hello):
     type: Literal["join"]
     name: Name
 
 
-class Resume(_Message):
+class Resume(_Hello):
     type: Literal["resume"]
     token: str
 
 
-class Watch(_Message):
+class Watch(_Hello):
     type: Literal["watch"]
 
 
@@ -161,8 +166,16 @@ class BidMessage(_Message):
         return Bid(self.quantity, self.face)
 
 
+class SeenBid(_Message):
+    """The standing bid a caller saw: a call on a bid that has changed since is refused."""
+
+    quantity: int
+    face: int
+
+
 class DudoMessage(_Message):
     type: Literal["dudo"]
+    bid: SeenBid | None = None
 
     def action(self) -> Dudo:
         return Dudo()
@@ -170,6 +183,7 @@ class DudoMessage(_Message):
 
 class CalzaMessage(_Message):
     type: Literal["calza"]
+    bid: SeenBid | None = None
 
     def action(self) -> Calza:
         return Calza()
@@ -188,6 +202,22 @@ class Rematch(_Message):
     type: Literal["rematch"]
 
 
+Emoji = Literal["👍", "👏", "😂", "😮", "😱", "🤔", "😎", "🙈", "🎲", "🔥"]
+
+
+class React(_Message):
+    """A quick reaction, shown at the sender's seat for a moment; not recorded."""
+
+    type: Literal["react"]
+    emoji: Emoji
+
+
+class Sync(_Message):
+    """Ask for a full `state` (a client of bid events that saw a `seq` gap)."""
+
+    type: Literal["sync"]
+
+
 class Ping(_Message):
     type: Literal["ping"]
 
@@ -204,6 +234,8 @@ RoomMessage = (
     | DudoMessage
     | CalzaMessage
     | Chat
+    | React
+    | Sync
     | Leave
     | Rematch
 )
@@ -247,6 +279,7 @@ class CloseCode(IntEnum):
     SUPERSEDED = 4000  # a newer connection resumed this seat
     UNKNOWN_ROOM = 4404
     HELLO_TIMEOUT = 4408  # no hello within PERUDO_HELLO_SECONDS
+    ROOM_CLOSED = 4410  # the server's operator closed the room
 
 
 Phase = Literal["lobby", "playing", "finished"]
@@ -291,6 +324,15 @@ class PlayerEntry(TypedDict):
     level: BotLevel | None  # a bot's level (None for people)
 
 
+class AutoplayedMarks(TypedDict):
+    """In a game where the server's bot made a move for a person (beyond PROTOCOL.md): why it
+    made each bid of the round (beside `round.bids`) and each finished round's call (beside
+    `history`'s rounds); None where the player moved themselves."""
+
+    bids: list[AutoplayReason | None]
+    calls: list[AutoplayReason | None]
+
+
 class StatePublic(TypedDict):
     """Everything in a `state` but `you`: the same for every connection of the room."""
 
@@ -307,6 +349,7 @@ class StatePublic(TypedDict):
     game_id: str | None
     server_time: float
     spectators: int
+    autoplayed: NotRequired[AutoplayedMarks]  # beyond PROTOCOL.md, see below
 
 
 class StateMessage(StatePublic):
@@ -354,6 +397,34 @@ class AutoplayedMessage(TypedDict):
     action: BidAction | CallAction
 
 
+class BidEventPublic(TypedDict):
+    """A bid event without `you`: the same for every connection that takes them."""
+
+    type: Literal["bid"]
+    seq: int
+    seat: int
+    quantity: int
+    face: int
+    turn: int
+    turn_deadline: float | None
+    autoplayed: NotRequired[AutoplayReason]  # beyond PROTOCOL.md: the bot made it for a person
+
+
+class BidEventMessage(BidEventPublic):
+    you: NotRequired[YouView]  # only when it differs from the last `you` sent
+
+
+class ReactionMessage(TypedDict):
+    type: Literal["reaction"]
+    seat: int | None
+    emoji: Emoji
+
+
+class NoticeMessage(TypedDict):
+    type: Literal["notice"]
+    text: str
+
+
 class ErrorMessage(TypedDict):
     type: Literal["error"]
     code: ErrorCode
@@ -371,6 +442,9 @@ ServerMessage = (
     | RoundResultMessage
     | ChatMessage
     | AutoplayedMessage
+    | BidEventMessage
+    | ReactionMessage
+    | NoticeMessage
     | ErrorMessage
     | PongMessage
 )

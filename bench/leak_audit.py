@@ -279,6 +279,7 @@ async def audit(args: argparse.Namespace) -> dict[str, Any]:
     server = Server(
         {
             "PERUDO_BOT_DELAY_MS": "0",
+            "PERUDO_CALZA_WINDOW_MS": "0",
             "PERUDO_DISCONNECT_GRACE_SECONDS": "120",
             "PERUDO_FINISHED_TTL_SECONDS": "30",
         },

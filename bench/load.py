@@ -170,6 +170,7 @@ class Server:
             | {
                 "PERUDO_DATABASE_URL": f"sqlite:///{data / 'perudo.db'}",
                 "PERUDO_BOT_DELAY_MS": "0",
+                "PERUDO_CALZA_WINDOW_MS": "0",
                 "PERUDO_MIGRATE_ON_START": "true",
                 "PERUDO_ROOMS_PER_MINUTE": "0",  # one address creates every room here
                 "PERUDO_MAX_ROOMS": "100000",

@@ -115,9 +115,9 @@ async def play(
     done = 0
     while done < actions:
         for room, conns in tables:
-            game = room.game
+            game = room.state.game
             if game is None or game.round is None:
-                kind = "rematch" if room.phase == "finished" else "start"
+                kind = "rematch" if room.state.phase == "finished" else "start"
                 await room.receive(conns[0], parsed({"type": kind}))
             else:
                 seat = game.round.turn

@@ -46,6 +46,7 @@ class Server:
         environment = os.environ | {
             "PERUDO_DATABASE_URL": f"sqlite:///{self.home / 'perudo.db'}",
             "PERUDO_BOT_DELAY_MS": "0",
+            "PERUDO_CALZA_WINDOW_MS": "0",
             "PERUDO_ROOMS_PER_MINUTE": "0",
             **({"PYTHONPATH": str(code)} if commit else {}),
             **env,

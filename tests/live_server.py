@@ -32,6 +32,7 @@ def running_server(home: Path, **env: str) -> Iterator[str]:
     environment = os.environ | {
         "PERUDO_DATABASE_URL": f"sqlite:///{home / 'data' / 'perudo.db'}",
         "PERUDO_BOT_DELAY_MS": "0",
+        "PERUDO_CALZA_WINDOW_MS": "0",
         "PERUDO_ROOMS_PER_MINUTE": "0",  # suites create rooms faster than players would
         **env,
     }

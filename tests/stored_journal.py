@@ -13,8 +13,7 @@ def holds(state: dict[str, Any], snapshot: dict[str, Any], entries: list[dict[st
     """The room that `snapshot` and the `entries` after it restore to holds `state`: its
     round with every bid, or its lobby with every seat."""
     room = decode_room(snapshot, random.Random(), 0.0)
-    if room.game is not None:
-        replay(room.game, entries)
+    replay(room, entries)
     if state["round"] is None:
         return room.game is None and len(room.seats) == len(state["players"])
     round_ = room.game.round if room.game else None

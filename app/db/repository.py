@@ -15,6 +15,7 @@ from sqlalchemy.orm import selectinload, sessionmaker
 from app.db.models import GameRow, PlayerRow, RoomJournalRow, RoomSnapshotRow, RoundRow
 from app.db.session import dump_json
 from app.db.stats import Calls, count_game, name_key, tally_calls
+from app.utc import format_utc, parse_utc
 
 GAME_ID_BYTES = 8  # 64 random bits, 11 URL-safe characters
 # Games and the journal are written through Core: the ORM's unit of work costs more than the rows.
@@ -42,19 +43,6 @@ JOURNAL_INSERT = f"INSERT INTO {JOURNAL.name} (room_id, rev, data) VALUES ({{0}}
 def new_game_id() -> str:
     """A short, unguessable, URL-safe id for a saved game."""
     return secrets.token_urlsafe(GAME_ID_BYTES)
-
-
-def parse_utc(text: str) -> datetime:
-    """An ISO-8601 timestamp with a zone (`Z` or an offset), as an aware datetime."""
-    moment = datetime.fromisoformat(text)
-    if moment.tzinfo is None:
-        raise ValueError(f"timestamp without a time zone: {text!r}")
-    return moment.astimezone(UTC)
-
-
-def format_utc(moment: datetime) -> str:
-    """The ISO-8601 UTC text every API answer uses, e.g. `2025-01-02T03:04:05.678901+00:00`."""
-    return moment.astimezone(UTC).isoformat()
 
 
 class GameRepository:

@@ -1,44 +1,71 @@
-"""Moves the server makes itself: for bot seats, and for people who are away or out of time.
+"""Which move the server makes itself: for bot seats, and for people who are away or out of
+time. A pure choice (state and player view in, seat, action and reason out); the room applies
+it through the same path as a person's move.
 
 Every decision is taken from that seat's player view only, like any client's. A strategy
-that fails never stalls a table: the seat plays a safe legal move read off `you.legal`.
+that fails, or picks a move the view does not allow, never stalls a table: the seat plays a
+safe legal move read off `you.legal`.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import random
-from typing import Protocol
+from dataclasses import dataclass
 
-from app.engine import Bid, Calza, Dudo, Event, Game, GameView, player_view
+from app.engine import Bid, Calza, Dudo, Game, GameView, player_view
 from app.engine.bot import BotLevel, choose_action, maybe_calza
 from app.engine.game import Action
-from app.protocol import AutoplayReason, RoomSettings
-from app.rooms.clock import Scheduler
-from app.rooms.ports import RoomConfig
+from app.protocol import AutoplayReason
 from app.rooms.seats import Seat, Seats
-from app.rooms.turns import Due, TurnClock, TurnKey
+from app.rooms.state import RoomState
+from app.rooms.turns import Due
 
 logger = logging.getLogger(__name__)
 
 AUTOPLAY_LEVEL: BotLevel = "normal"  # how the server plays a person's seat
 
 
+@dataclass(frozen=True, slots=True)
+class Move:
+    """A move the server makes: `by` says why it plays for a person (None: a bot's seat)."""
+
+    seat: int
+    action: Action
+    by: AutoplayReason | None
+
+
 def level_of(seat: Seat) -> BotLevel:
     return seat.level or AUTOPLAY_LEVEL
 
 
-def play_for(game: Game, seat: Seat, rng: random.Random) -> tuple[Action, list[Event]]:
-    """Choose and apply the move of `seat`, the seat to act; returns it and its events."""
-    view = player_view(game, seat.number)
+def turn_move(state: RoomState, seat: Seat, due: Due, rng: random.Random) -> Move:
+    """The move of `seat`, the seat to act, which the turn clock says is due."""
+    assert state.game is not None
+    view = player_view(state.game, seat.number)
     try:
         action = choose_action(view, level_of(seat), rng)
-        return action, game.apply(seat.number, action)
+        if not allowed(view, action):
+            raise ValueError(f"the bot chose {action!r}, which the view does not allow")
     except Exception:
         logger.exception("the bot failed for seat %d; playing the safe move", seat.number)
         action = safe_action(view)
-        return action, game.apply(seat.number, action)
+    return Move(seat.number, action, None if seat.bot else reason(seat, due))
+
+
+def calza_move(state: RoomState, rng: random.Random) -> Move | None:
+    """The calza of the first bot-played seat, clockwise from the bidder, that calls one on
+    the standing bid; each decides from its own view only, and a failing strategy says no."""
+    game = state.game
+    if game is None:
+        return None
+    for seat in calza_candidates(game, state.seats):
+        try:
+            if maybe_calza(player_view(game, seat.number), level_of(seat), rng):
+                return Move(seat.number, Calza(), None if seat.bot else reason(seat, "bot"))
+        except Exception:
+            logger.exception("the bot's calza decision failed for seat %d", seat.number)
+    return None
 
 
 def calza_candidates(game: Game, seats: Seats) -> list[Seat]:
@@ -54,16 +81,15 @@ def calza_candidates(game: Game, seats: Seats) -> list[Seat]:
     return [seat for seat in automated if game.options(seat.number).calza]
 
 
-def calza_caller(game: Game, seats: Seats, rng: random.Random) -> Seat | None:
-    """The first bot-played seat, clockwise from the bidder, that calls calza on the standing
-    bid; each decides from its own view only, and a failing strategy says no."""
-    for seat in calza_candidates(game, seats):
-        try:
-            if maybe_calza(player_view(game, seat.number), level_of(seat), rng):
-                return seat
-        except Exception:
-            logger.exception("the bot's calza decision failed for seat %d", seat.number)
-    return None
+def person_may_calza(game: Game, seats: Seats) -> bool:
+    """A connected person, playing their own seat, may call calza on the standing bid now."""
+    round_ = game.round
+    if round_ is None or round_.standing is None or not game.settings.calza:
+        return False
+    return any(
+        not seat.automated and seat.conn is not None and game.options(seat.number).calza
+        for seat in seats
+    )
 
 
 def reason(seat: Seat, due: Due) -> AutoplayReason:
@@ -73,6 +99,23 @@ def reason(seat: Seat, due: Due) -> AutoplayReason:
     return "left" if seat.left else "away"
 
 
+def allowed(view: GameView, action: Action) -> bool:
+    """Whether `you.legal` allows `action` (any quantity from the least legal one up to the
+    dice on the table is legal on an open face)."""
+    legal = view["you"]["legal"]
+    match action:
+        case Dudo():
+            return legal["dudo"]
+        case Calza():
+            return legal["calza"]
+        case Bid(quantity=quantity, face=face):
+            least = legal["min_quantity"][face - 1] if 1 <= face <= 6 else None
+            round_ = view["round"]
+            total = round_["total_dice"] if round_ is not None else 0
+            return least is not None and least <= quantity <= total
+    return False
+
+
 def safe_action(view: GameView) -> Action:
     """A legal move read off `you.legal`: dudo when allowed, else the least raise."""
     legal = view["you"]["legal"]
@@ -80,102 +123,3 @@ def safe_action(view: GameView) -> Action:
         return Dudo()
     face, quantity = next((f, q) for f, q in enumerate(legal["min_quantity"], 1) if q is not None)
     return Bid(quantity, face)
-
-
-class Table(Protocol):
-    """What the autoplayer needs of its room (which it never imports)."""
-
-    lock: asyncio.Lock
-    closed: bool
-
-    @property
-    def game(self) -> Game | None: ...
-
-    @property
-    def game_no(self) -> int: ...
-
-    @property
-    def seats(self) -> Seats: ...
-
-    @property
-    def settings(self) -> RoomSettings: ...
-
-    def played_for(
-        self, seat: Seat, reason: AutoplayReason | None, action: Action, events: list[Event]
-    ) -> None:
-        """Announce and broadcast a move the server made (`reason` None: a bot seat's)."""
-
-
-class Autoplayer:
-    """Plays the room's bot seats and absent people when the turn clock says so."""
-
-    def __init__(
-        self, table: Table, scheduler: Scheduler, config: RoomConfig, rng: random.Random
-    ) -> None:
-        self._table: Table | None = table  # None once closed
-        self._rng = rng
-        self._turns = TurnClock(
-            scheduler, config, rng, on_turn=self._on_turn, on_calza=self._on_calza
-        )
-
-    @property
-    def deadline(self) -> float | None:
-        """When the turn timer of the seat to act runs out (None: no timer)."""
-        return self._turns.deadline
-
-    def close(self) -> None:
-        """Stop for good: the timers, and every reference back to the table, so a dropped
-        room is freed as soon as nothing holds it, without waiting for (or escaping, once
-        frozen) the cyclic garbage collector."""
-        self._turns.close()
-        self._table = None
-
-    def rearm(self) -> None:
-        """After every change: the timers for the seat to act and the bots' calza decision."""
-        table = self._table
-        if table is None:
-            return
-        game = table.game
-        if game is None or game.round is None:
-            self._turns.rearm(None, None, None, calza=False)
-            return
-        self._turns.rearm(
-            TurnKey(table.game_no, game.round.number, len(game.round.bids)),
-            table.seats[game.round.turn],
-            table.settings.turn_seconds,
-            calza=bool(calza_candidates(game, table.seats)),
-        )
-
-    async def _on_turn(self, key: TurnKey) -> None:
-        """The seat to act is a bot's, or its person ran out of time or stayed away."""
-        table = self._table
-        if table is None:
-            return
-        async with table.lock:
-            game = table.game
-            if table.closed or key != self._turns.key or game is None or game.round is None:
-                return
-            seat = table.seats[game.round.turn]
-            due = self._turns.due(seat)
-            if due is None:
-                self.rearm()  # woke early
-                return
-            if due == "away":
-                seat.autoplay = True
-                seat.autoplay_since = self._turns.now()
-            action, events = play_for(game, seat, self._rng)
-            table.played_for(seat, None if seat.bot else reason(seat, due), action, events)
-
-    async def _on_calza(self, key: TurnKey) -> None:
-        """The bot-played seats that may call calza on the new bid decide, once per bid."""
-        table = self._table
-        if table is None:
-            return
-        async with table.lock:
-            game = table.game
-            if table.closed or game is None or not self._turns.weigh_calza(key):
-                return
-            seat = calza_caller(game, table.seats, self._rng)
-            if seat is not None:
-                events = game.apply(seat.number, Calza())
-                table.played_for(seat, None if seat.bot else reason(seat, "bot"), Calza(), events)

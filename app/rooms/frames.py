@@ -1,73 +1,47 @@
-"""What a room's frames say: each connection's `state`, and the frames every connection
-shares (`audience` delivers them).
+"""What a room's frames say: each connection's `state` or bid event, and the frames every
+connection shares (`audience` delivers them).
 
-`state_frames` is the one place the room's game reaches a connection: the public part comes
-from the engine's `table_view` and is encoded once per broadcast; only `you` (the engine's
-`you_view`, the one door for hidden dice) is encoded per seat.
+`state_frames` and `bid_frames` are the one place the room's game reaches a connection: the
+public part comes from the engine's `table_view` and is encoded once per broadcast; only `you`
+(the engine's `you_view`, the one door for hidden dice) is encoded per seat, and only when it
+changed (`YouJson`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Protocol
+from collections.abc import Mapping, MutableMapping
 
 import orjson
 
 from app.engine import Bid, Dudo, Game
-from app.engine.game import Action, Options, RoundResult
+from app.engine.game import Action, Options, PlacedBid, RoundResult
 from app.engine.view import PlayerPublic, lobby_you, table_view, you_view
 from app.protocol import (
+    AutoplayedMarks,
     AutoplayedMessage,
     AutoplayReason,
     BidAction,
+    BidEventPublic,
     CallAction,
-    Phase,
+    Emoji,
     PlayerEntry,
     RoomInfo,
-    RoomSettings,
     StatePublic,
     WelcomeMessage,
     encode,
 )
 from app.rooms.ports import Connection
-from app.rooms.seats import Seat, Seats
+from app.rooms.seats import Seat
+from app.rooms.state import CALL, RoomState
 
 
-class Shown(Protocol):
-    """What a room shows of itself (`Room`, which this module never imports)."""
-
-    room_id: str
-    seq: int
-
-    @property
-    def phase(self) -> Phase: ...
-
-    @property
-    def settings(self) -> RoomSettings: ...
-
-    @property
-    def host(self) -> int | None: ...
-
-    @property
-    def seats(self) -> Seats: ...
-
-    @property
-    def game(self) -> Game | None: ...
-
-    @property
-    def game_id(self) -> str | None: ...
-
-    @property
-    def started_at(self) -> str: ...
-
-
-def room_info(room: Shown) -> RoomInfo:
+def room_info(state: RoomState) -> RoomInfo:
     """`GET /api/rooms/{room_id}`: no dice, no tokens."""
     return {
-        "room_id": room.room_id,
-        "phase": room.phase,
-        "players": [{"seat": s.number, "name": s.name, "bot": s.bot} for s in room.seats],
-        "settings": room.settings.view,
+        "room_id": state.room_id,
+        "phase": state.phase,
+        "players": [{"seat": s.number, "name": s.name, "bot": s.bot} for s in state.seats],
+        "settings": state.settings.view,
     }
 
 
@@ -112,26 +86,46 @@ class ResultJson:
         return self._json
 
 
+def marks_view(state: RoomState) -> AutoplayedMarks | None:
+    """The `state`'s `autoplayed`, in a game where the server's bot made a move for a
+    person: why it made each bid of the round (beside `round.bids`) and each finished round's
+    call (beside the `history`'s rounds), None for a player's own move."""
+    game = state.game
+    if game is None or not state.marks:
+        return None
+    marks, round_ = state.marks, game.round
+    return {
+        "bids": [marks.get((round_.number, move)) for move in range(len(round_.bids))]
+        if round_ is not None
+        else [],
+        "calls": [marks.get((record.number, CALL)) for record in game.rounds],
+    }
+
+
 def state_frames(
-    room: Shown,
+    state: RoomState,
     *,
     turn_deadline: float | None,
     now: float,
     viewers: Mapping[Connection, int | None],
+    spectators: int,
     result_json: ResultJson,
     you_json: YouJson,
+    you_sent: MutableMapping[Connection, str],
 ) -> dict[Connection, str]:
     """The `state` for every connection in `viewers` (connection -> its seat or None);
-    `result_json` and `you_json` are the room's own."""
-    game, settings = room.game, room.settings
+    `result_json` and `you_json` are the room's own; a connection in `you_sent` (it takes
+    bid events) has the `you` it was sent kept there."""
+    game, settings = state.game, state.settings
     table = table_view(game, last_result=False) if game is not None else None
     in_game: dict[int, PlayerPublic] = {}
     if table is not None:
         in_game = {player["seat"]: player for player in table["players"]}
-        if table["round"] is not None:
-            table["round"]["turn_deadline"] = turn_deadline
+        round_view = table["round"]
+        if round_view is not None:
+            round_view["turn_deadline"] = turn_deadline
     players: list[PlayerEntry] = []
-    for seat in room.seats:
+    for seat in state.seats:
         public = in_game.get(seat.number) or _lobby_player(seat.number)
         bot = seat.bot
         players.append(
@@ -144,35 +138,89 @@ def state_frames(
                 "level": seat.level,
             }
         )
-    state: StatePublic = {
+    shared: StatePublic = {
         "type": "state",
-        "seq": room.seq,
-        "room_id": room.room_id,
-        "phase": room.phase,
+        "seq": state.seq,
+        "room_id": state.room_id,
+        "phase": state.phase,
         "settings": settings.view,
-        "host": room.host,
+        "host": state.seats.host,
         "players": players,
         "round": table["round"] if table else None,
         # the RoundResultView, already encoded: orjson writes a Fragment as it stands
         "last_result": result_json.of(game.last_result) if game else None,  # type: ignore[typeddict-item]
         "winner": table["winner"] if table else None,
-        "game_id": room.game_id,
+        "game_id": state.game_id,
         "server_time": now,
-        "spectators": list(viewers.values()).count(None),
+        "spectators": spectators,
     }
-    head = orjson.dumps(state)[:-1].decode() + ',"you":'
-    yous: dict[int | None, str] = {}
+    marks = marks_view(state)
+    if marks is not None:
+        shared["autoplayed"] = marks
+    head = orjson.dumps(shared)[:-1].decode() + ',"you":'
+    yous = _yous(game, viewers, you_json, odds=settings.odds)
     frames: dict[Connection, str] = {}
     for conn, seat_number in viewers.items():
-        you = yous.get(seat_number)
-        if you is None:
-            you = yous[seat_number] = (
-                you_json.of(game, seat_number, odds=settings.odds)
+        you = yous[seat_number]
+        frames[conn] = head + you + "}"
+        if conn in you_sent:
+            you_sent[conn] = you
+    return frames
+
+
+def bid_frames(
+    state: RoomState,
+    placed: PlacedBid,
+    *,
+    turn_deadline: float | None,
+    viewers: Mapping[Connection, int | None],
+    you_json: YouJson,
+    you_sent: MutableMapping[Connection, str],
+) -> dict[Connection, str]:
+    """The `bid` event for every connection in `viewers` (they opted in to events), instead
+    of a `state`: the bid, the next turn and its deadline, and `you` only where it differs
+    from the `you` that connection was last sent (kept in `you_sent`)."""
+    game = state.game
+    assert game is not None and game.round is not None
+    event: BidEventPublic = {
+        "type": "bid",
+        "seq": state.seq,
+        "seat": placed.seat,
+        "quantity": placed.bid.quantity,
+        "face": placed.bid.face,
+        "turn": game.round.turn,
+        "turn_deadline": turn_deadline,
+    }
+    by = state.marks.get((game.round.number, len(game.round.bids) - 1)) if state.marks else None
+    if by is not None:
+        event["autoplayed"] = by
+    encoded = orjson.dumps(event).decode()
+    bare, head = encoded, encoded[:-1] + ',"you":'
+    yous = _yous(game, viewers, you_json, odds=state.settings.odds)
+    frames: dict[Connection, str] = {}
+    for conn, seat_number in viewers.items():
+        you = yous[seat_number]
+        if you_sent.get(conn) == you:
+            frames[conn] = bare
+        else:
+            frames[conn] = head + you + "}"
+            you_sent[conn] = you
+    return frames
+
+
+def _yous(
+    game: Game | None, viewers: Mapping[Connection, int | None], you_json: YouJson, *, odds: bool
+) -> dict[int | None, str]:
+    """Each viewing seat's `you`, encoded once however many connections view it."""
+    yous: dict[int | None, str] = {}
+    for seat_number in viewers.values():
+        if seat_number not in yous:
+            yous[seat_number] = (
+                you_json.of(game, seat_number, odds=odds)
                 if game is not None
                 else orjson.dumps(lobby_you(seat_number)).decode()
             )
-        frames[conn] = head + you + "}"
-    return frames
+    return yous
 
 
 def welcome_frame(room_id: str, seat: Seat | None) -> str:
@@ -199,6 +247,14 @@ def history_frame(game: Game) -> str:
     return encode(
         {"type": "history", "rounds": [record.result.to_dict() for record in game.rounds]}
     )
+
+
+def reaction_frame(seat: int | None, emoji: Emoji) -> str:
+    return encode({"type": "reaction", "seat": seat, "emoji": emoji})
+
+
+def notice_frame(text: str) -> str:
+    return encode({"type": "notice", "text": text})
 
 
 def chat_frame(seat: Seat, text: str) -> str:

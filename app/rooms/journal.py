@@ -12,8 +12,8 @@ import asyncio
 import logging
 import random
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, Protocol
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 import orjson
 
@@ -22,18 +22,18 @@ from app.engine import Bid, Calza, Dudo, Game
 from app.engine.game import Action
 from app.engine.snapshot import strict_int
 from app.rooms.dice import RecordedDice
-from app.rooms.persistence import SavedRoom, Snapshotted, decode_room, encode_room, saved_room
+from app.rooms.persistence import decode_room, encode_room
+from app.rooms.ports import Encoded, Entry, JournalStore
+from app.rooms.state import RoomState
 from app.rooms.writer import in_writer
 
 logger = logging.getLogger(__name__)
 
-# One action after a snapshot: {"bid": [seat, quantity, face]}, or {"call": "dudo"|"calza",
-# "seat": seat, "deal": [[seat, [faces]], ...]} with the dice of the round the call dealt
-# (null when it ended the game): replayed, it rolls what was rolled.
-Entry = dict[str, Any]
-# What the buffer holds is JSON encoded as it is recorded: bytes, not a tree of dicts and
-# lists for the garbage collector to walk while they wait for the writer.
-Encoded = orjson.Fragment
+# An `Entry` is one action after a snapshot: {"bid": [seat, quantity, face]}, or
+# {"call": "dudo"|"calza", "seat": seat, "deal": [[seat, [faces]], ...]} with the dice of the
+# round the call dealt (null when it ended the game): replayed, it rolls what was rolled. (A
+# move the server's bot makes for a person is recorded as a snapshot: the seat may just have
+# gone over to the bot, and the move's mark is part of the state.)
 # Entries a room may pile up after its snapshot; the next change is a snapshot instead, so a
 # restore replays at most this many actions (a few milliseconds) and the rows stay few.
 MAX_ENTRIES = 64
@@ -54,26 +54,29 @@ def entry_of(seat: int, action: Action, game: Game) -> Entry:
     }
 
 
-def replay(game: Game, entries: Iterable[Entry]) -> None:
-    """Apply the journal's actions after a snapshot, so the game comes back exactly as it
-    was. Bad or unfitting entries raise KeyError, TypeError, ValueError or RuleError."""
+def replay(state: RoomState, entries: Iterable[Entry]) -> None:
+    """Apply the journal's actions after a snapshot, so the room's game comes back exactly as
+    it was. Bad or unfitting entries raise KeyError, TypeError, ValueError or RuleError."""
     for entry in entries:
         if "bid" in entry:
             seat, quantity, face = (strict_int(value) for value in entry["bid"])
-            game.apply(seat, Bid(quantity, face))
+            state.play(seat, Bid(quantity, face))
         else:
-            _replay_call(game, entry)
+            _replay_call(state, entry)
 
 
-def _replay_call(game: Game, entry: Entry) -> None:
+def _replay_call(state: RoomState, entry: Entry) -> None:
     """A dudo or calza, dealing the next round the dice its entry recorded."""
+    game = state.game
+    if game is None:
+        raise ValueError("a call in a room without a game")
     deal = entry["deal"]
     dealt = None
     if deal is not None:
         dealt = {strict_int(seat): tuple(strict_int(f) for f in faces) for seat, faces in deal}
     rolled, game.rng = game.rng, RecordedDice(f for faces in (dealt or {}).values() for f in faces)
     try:
-        game.apply(strict_int(entry["seat"]), CALLS[entry["call"]])
+        state.play(strict_int(entry["seat"]), CALLS[entry["call"]])
     finally:
         game.rng = rolled
     if (game.round.dice if game.round else None) != dealt:
@@ -96,27 +99,12 @@ class Recorder:
         """The change being made is `action`, just played by `seat` in `game`."""
         self._entry = entry_of(seat, action, game)
 
-    def record(self, room: Snapshotted) -> None:
-        """Record the change just made: the action it was, or else a snapshot of `room`."""
+    def record(self, state: RoomState) -> None:
+        """Record the change just made: the action it was, or else a snapshot of `state`."""
         if self._journal is not None:
             self.rev += 1
-            self._journal.record(room, self.rev, self._entry)
+            self._journal.record(state, self.rev, self._entry)
         self._entry = None
-
-
-class JournalStore(Protocol):
-    """Where the journal goes (`app.db.repository.GameRepository`); called in a thread."""
-
-    def write_journal(
-        self,
-        snapshots: Mapping[str, tuple[int, Encoded]],
-        entries: Sequence[tuple[str, int, Encoded]],
-        dropped: Iterable[str],
-    ) -> None: ...
-
-    def load_journal(
-        self, room_id: str | None = None
-    ) -> list[tuple[dict[str, Any], int, list[tuple[int, Entry]]]]: ...
 
 
 class Journal:
@@ -139,16 +127,17 @@ class Journal:
         self._pending = asyncio.Event()
         self._writing = asyncio.Lock()
 
-    def record(self, room: Snapshotted, rev: int, entry: Entry | None) -> None:
-        """Keep `entry` (an action) as `room`'s change number `rev`, or, without one or after
-        `MAX_ENTRIES`, a snapshot of the whole room, which supersedes what it buffered."""
-        room_id = room.room_id
+    def record(self, state: RoomState, rev: int, entry: Entry | None) -> None:
+        """Keep `entry` (an action) as the room's change number `rev`, or, without one or
+        after `MAX_ENTRIES`, a snapshot of its whole `state`, which supersedes what it
+        buffered."""
+        room_id = state.room_id
         since = self._since_snapshot.get(room_id, 0)
         if entry is not None and since < MAX_ENTRIES:
             self._entries.setdefault(room_id, []).append((rev, _encoded(entry)))
             self._since_snapshot[room_id] = since + 1
         else:
-            self._snapshots[room_id] = (rev, _encoded(encode_room(saved_room(room))))
+            self._snapshots[room_id] = (rev, _encoded(encode_room(state)))
             self._entries.pop(room_id, None)
             self._since_snapshot[room_id] = 0
         self._pending.set()
@@ -230,7 +219,7 @@ class Journal:
 
     async def load(
         self, rng: Callable[[], random.Random], now: float, room_id: str | None = None
-    ) -> list[tuple[SavedRoom, int]]:
+    ) -> list[tuple[RoomState, int]]:
         """Every stored room (or just `room_id`) as it was after its last recorded change,
         with that change's number. A room whose records cannot be read is logged and
         dropped; start-up goes on whatever the store holds."""
@@ -243,13 +232,12 @@ class Journal:
         for data, rev, entries in stored:
             room_id = data.get("room_id") if isinstance(data, dict) else None
             try:
-                saved = decode_room(data, rng(), now)
-                if saved.game is not None:
-                    replay(saved.game, (entry for _, entry in entries))
+                state = decode_room(data, rng(), now)
+                replay(state, (entry for _, entry in entries))
             except Exception:
                 logger.exception("dropping the unreadable records of room %r", room_id)
                 if isinstance(room_id, str):
                     self.drop(room_id)
                 continue
-            rooms.append((saved, max([rev, *(number for number, _ in entries)])))
+            rooms.append((state, max([rev, *(number for number, _ in entries)])))
         return rooms

@@ -13,26 +13,11 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Iterable
-from typing import Protocol
+
+from app.rooms.ports import Leases
 
 LEASE_SECONDS = 5.0  # a killed instance's rooms wait this long for a new owner
 RENEW_SECONDS = 1.0  # also how soon a wanted room is handed over
-
-
-class Leases(Protocol):
-    """The lease tables (`app.db.leases.LeaseRepository`); called in a thread."""
-
-    def beat(self, owner: str, ttl: float) -> bool: ...
-
-    def acquire(self, room_id: str, owner: str) -> bool: ...
-
-    def renew(
-        self, owner: str, ttl: float, *, recheck: bool = False
-    ) -> tuple[set[str] | None, set[str]]: ...
-
-    def release(self, room_ids: Iterable[str], owner: str) -> None: ...
-
-    def stop(self, owner: str) -> None: ...
 
 
 class Ownership:

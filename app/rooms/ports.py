@@ -1,15 +1,23 @@
-"""What a room needs from outside it: connections, stores and server-wide timings.
+"""What a room needs from outside it: connections, stores, leases and server-wide timings.
 
-The bottom of the rooms package: it imports nothing of it, so every module above may.
+The bottom of the rooms package: it imports nothing of it, so every module above may. The
+database implements the stores (`app.db`), the socket endpoint the connections.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+import orjson
+
 from app.protocol import CloseCode
+
+# A journal entry or snapshot, JSON-encoded as it is recorded (`journal`): bytes, not a tree
+# of dicts and lists for the garbage collector to walk while they wait for the writer.
+Encoded = orjson.Fragment
+Entry = dict[str, Any]  # one action after a snapshot, as `journal.entry_of` writes it
 
 
 class Connection(Protocol):
@@ -27,6 +35,37 @@ class GameStore(Protocol):
     def save_game(self, record: Mapping[str, Any]) -> str: ...
 
 
+class JournalStore(Protocol):
+    """Where the journal goes (`app.db.journal.JournalRepository`); called in a thread."""
+
+    def write_journal(
+        self,
+        snapshots: Mapping[str, tuple[int, Encoded]],
+        entries: Sequence[tuple[str, int, Encoded]],
+        dropped: Iterable[str],
+    ) -> None: ...
+
+    def load_journal(
+        self, room_id: str | None = None
+    ) -> list[tuple[dict[str, Any], int, list[tuple[int, Entry]]]]: ...
+
+
+class Leases(Protocol):
+    """The lease tables (`app.db.leases.LeaseRepository`); called in a thread."""
+
+    def beat(self, owner: str, ttl: float) -> bool: ...
+
+    def acquire(self, room_id: str, owner: str) -> bool: ...
+
+    def renew(
+        self, owner: str, ttl: float, *, recheck: bool = False
+    ) -> tuple[set[str] | None, set[str]]: ...
+
+    def release(self, room_ids: Iterable[str], owner: str) -> None: ...
+
+    def stop(self, owner: str) -> None: ...
+
+
 @dataclass(frozen=True, slots=True)
 class RoomConfig:
     """Server-wide room timings, from Settings."""
@@ -34,3 +73,4 @@ class RoomConfig:
     bot_delay: float = 0.9
     disconnect_grace: float = 20.0
     room_sockets: int = 32  # connections a room holds, seated and spectators together
+    calza_window: float = 0.0  # a bot-played turn waits this long while a person may calza

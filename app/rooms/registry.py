@@ -16,9 +16,9 @@ from app.rooms.clock import Scheduler
 from app.rooms.dice import SecureDice
 from app.rooms.journal import Journal
 from app.rooms.ownership import Ownership
-from app.rooms.persistence import SavedRoom
 from app.rooms.ports import GameStore, RoomConfig
 from app.rooms.room import Room
+from app.rooms.state import RoomState
 
 logger = logging.getLogger(__name__)
 
@@ -77,8 +77,7 @@ class Registry:
         while room_id in self._rooms:
             room_id = new_room_id()
         room = Room(
-            room_id,
-            settings,
+            RoomState(room_id, settings),
             scheduler=self.scheduler,
             config=self._config,
             store=self._store,
@@ -159,11 +158,11 @@ class Registry:
             room
             for room in self._rooms.values()
             if (
-                room.phase == "lobby"
+                room.state.phase == "lobby"
                 and room.connections == 0
                 and now - room.last_change >= self._lobby_ttl
             )
-            or (room.phase == "finished" and now - room.last_change >= self._finished_ttl)
+            or (room.state.phase == "finished" and now - room.last_change >= self._finished_ttl)
         ]
         for room in expired:
             del self._rooms[room.room_id]
@@ -200,15 +199,17 @@ class Registry:
         if self.journal is None:
             return 0
         restored = 0
-        for saved, rev in await self.journal.load(self._dice, self.scheduler.now()):
-            if self.ownership is None or await self.ownership.take(saved.room_id):
-                self._bring_back(saved, rev)
+        for state, rev in await self.journal.load(self._dice, self.scheduler.now()):
+            if self.ownership is None or await self.ownership.take(state.room_id):
+                self._bring_back(state, rev)
                 restored += 1
         return restored
 
-    def _bring_back(self, saved: SavedRoom, rev: int) -> Room:
-        room = Room.restore(
-            saved,
+    def _bring_back(self, state: RoomState, rev: int) -> Room:
+        """The room `state` describes as of its change `rev`; it records itself afresh, so a
+        later restore counts `seq` on."""
+        room = Room(
+            state,
             scheduler=self.scheduler,
             config=self._config,
             store=self._store,
@@ -216,6 +217,7 @@ class Registry:
             rev=rev,
             rng=self._dice(),
         )
+        room.record()
         self._rooms[room.room_id] = room
         logger.info("room restored", extra={"event": "restored", "room": room.room_id})
         return room

@@ -1,7 +1,8 @@
-"""One room: the lock, the dispatch of client messages, and the game's lifecycle. Every
-message and timer runs under the lock, in arrival order; a rejected message raises
-`ProtocolError` before anything changes. See `seats`, `autoplay`, `audience`, `frames` and
-`journal`."""
+"""One room: the lock, the dispatch of client messages, and the one path by which every move
+reaches the game (boardgame.io's master). Every message and timer runs under the lock, in
+arrival order; a rejected message raises `ProtocolError` before anything changes. The room's
+lasting state is its `RoomState`; see also `seats`, `autoplay`, `turns`, `audience`, `frames`
+and `journal`."""
 
 from __future__ import annotations
 
@@ -10,54 +11,29 @@ import random
 from functools import partial
 
 from app import protocol as wire
-from app.engine import Calza, Event, Game, GameEnded, RoundEnded, RuleError
-from app.engine.game import Action
-from app.protocol import CloseCode, ProtocolError, RoomSettings
+from app.engine import Bid, Calza, Event, GameEnded, RoundEnded, RuleError
+from app.engine.game import Action, PlacedBid
+from app.protocol import CloseCode, ProtocolError
 from app.rooms import autoplay, frames
 from app.rooms.audience import Audience
 from app.rooms.clock import Scheduler
 from app.rooms.dice import SecureDice
 from app.rooms.journal import Journal, Recorder
-from app.rooms.persistence import GameSaver, SavedRoom, game_record, utc_now
 from app.rooms.ports import Connection, GameStore, RoomConfig
-from app.rooms.seats import Seat, Seats
+from app.rooms.saver import GameSaver, game_record
+from app.rooms.state import RoomState
+from app.rooms.turns import TurnClock, TurnKey
 
 
 class Room:
-    """A table: the lobby, then a game, then back to the lobby for a rematch."""
+    """A table: the lobby, then a game, then back to the lobby for a rematch.
+
+    `Room(state)` is a new room or a restored one alike: nobody connected, its timers armed
+    from now. Its dice are its game's, or `rng` in the lobby."""
 
     def __init__(
         self,
-        room_id: str,
-        settings: RoomSettings,
-        *,
-        scheduler: Scheduler,
-        config: RoomConfig | None = None,
-        store: GameStore | None = None,
-        journal: Journal | None = None,
-        rng: random.Random | None = None,
-    ) -> None:
-        self.room_id = room_id
-        self.lock = asyncio.Lock()
-        self.seq = 0
-        self.last_change = scheduler.now()
-        self._settings = settings
-        self._seats = Seats()
-        self._game: Game | None = None
-        self._game_id: str | None = None
-        self._game_no, self._started_at = 0, ""
-        self._audience = Audience((config or RoomConfig()).room_sockets)
-        self._scheduler = scheduler
-        self._saver = GameSaver(store, room_id)
-        self._rng = rng or SecureDice()
-        self.closed = False
-        self._recorder = Recorder(journal)
-        self._autoplay = autoplay.Autoplayer(self, scheduler, config or RoomConfig(), self._rng)
-
-    @classmethod
-    def restore(
-        cls,
-        saved: SavedRoom,
+        state: RoomState,
         *,
         scheduler: Scheduler,
         config: RoomConfig | None = None,
@@ -65,64 +41,30 @@ class Room:
         journal: Journal | None = None,
         rev: int = 0,
         rng: random.Random | None = None,
-    ) -> Room:
-        """The room `saved` describes as of its change `rev`, nobody connected, its timers
-        armed from now; it records itself afresh, so a later restore counts `seq` on. Like a
-        new room, it has one set of dice: its game's, or `rng` in the lobby."""
-        dice = saved.game.rng if saved.game is not None else rng
-        room = cls(
-            saved.room_id,
-            saved.settings,
-            scheduler=scheduler,
-            config=config,
-            store=store,
-            rng=dice,
+    ) -> None:
+        self.state = state
+        self.room_id = state.room_id
+        self.lock = asyncio.Lock()
+        self.last_change = scheduler.now()
+        self.closed = False
+        self._config = config or RoomConfig()
+        self._audience = Audience(self._config.room_sockets)
+        self._scheduler = scheduler
+        self._saver = GameSaver(store, state.room_id)
+        self._rng = state.game.rng if state.game is not None else rng or SecureDice()
+        self._recorder = Recorder(journal, rev)
+        self._turns = TurnClock(
+            scheduler, self._config, self._rng, on_turn=self._turn_due, on_calza=self._calza_due
         )
-        room._recorder = Recorder(journal, rev)
-        room._seats = Seats(saved.seats, saved.host)
-        room._game, room._game_id, room._game_no = saved.game, saved.game_id, saved.game_no
-        room._started_at, room.seq = saved.started_at, saved.seq
-        room._autoplay.rearm()
-        room.record()
-        return room
-
-    @property
-    def phase(self) -> wire.Phase:
-        if self._game is None:
-            return "lobby"
-        return "finished" if self._game.finished else "playing"
-
-    @property
-    def settings(self) -> RoomSettings:
-        return self._settings
-
-    @property
-    def game(self) -> Game | None:
-        return self._game
-
-    @property
-    def game_no(self) -> int:
-        return self._game_no
-
-    @property
-    def seats(self) -> Seats:
-        return self._seats
-
-    @property
-    def host(self) -> int | None:
-        return self._seats.host
-
-    @property
-    def game_id(self) -> str | None:
-        return self._game_id
-
-    @property
-    def started_at(self) -> str:
-        return self._started_at
+        self._rearm()
 
     @property
     def connections(self) -> int:
         return len(self._audience)
+
+    @property
+    def spectators(self) -> int:
+        return self._audience.spectators
 
     # ----- entry points (each takes the lock) ----------------------------------------------
 
@@ -134,18 +76,19 @@ class Room:
                 return conn.close(CloseCode.UNKNOWN_ROOM)
             if not isinstance(message, wire.Resume) and self._audience.full:
                 return conn.close(CloseCode.TRY_AGAIN_LATER)  # a seat's owner always gets in
-            seat = self._seats.for_hello(message, self._game is not None, self._settings)
+            state = self.state
+            seat = state.seats.for_hello(message, state.game is not None, state.settings)
             if seat is not None:
                 if seat.conn is not None:  # resumed: the older socket goes
                     self._audience.remove(seat.conn)
                     seat.conn.close(CloseCode.SUPERSEDED)
                 seat.conn = conn
-            self._audience.sit(conn, seat.number if seat else None)
+            self._audience.sit(conn, seat.number if seat else None, events=message.events)
             conn.send(frames.welcome_frame(self.room_id, seat))
             if seat is not None:
                 seat.missed = ()
-            if self._game is not None:
-                conn.send(frames.history_frame(self._game))
+            if state.game is not None:
+                conn.send(frames.history_frame(state.game))
             self._changed(lasting=seat is not None)
 
     async def receive(self, conn: Connection, message: wire.RoomMessage) -> None:
@@ -154,37 +97,43 @@ class Room:
             if conn not in self._audience:
                 return  # superseded by a newer connection on its seat; being closed
             seat = self._audience.seat_of(conn)
+            state = self.state
             match message:
                 case wire.Join() | wire.Resume() | wire.Watch():
                     raise ProtocolError("bad_message", "This connection has already said hello.")
                 case wire.Chat(text=text):
                     if seat is None:
                         raise ProtocolError("not_joined", "Only seated players may chat.")
-                    self._audience.broadcast(frames.chat_frame(self._seats[seat], text))
+                    self._audience.broadcast(frames.chat_frame(state.seats[seat], text))
                     return
+                case wire.React(emoji=emoji):
+                    self._audience.broadcast(frames.reaction_frame(seat, emoji))
+                    return
+                case wire.Sync():
+                    return self._send_states(only=conn)
                 case wire.BidMessage() | wire.DudoMessage() | wire.CalzaMessage():
-                    self._play(seat, message.action())
+                    return self._play(seat, message)
                 case wire.Leave():
                     if seat is None:
                         raise ProtocolError("not_joined", "You hold no seat.")
                     self._audience.sit(conn, None)
-                    in_game = self._game is not None
-                    self._seats.leave(seat, in_game=in_game, now=self._scheduler.now())
+                    in_game = state.game is not None
+                    state.seats.leave(seat, in_game=in_game, now=self._scheduler.now())
                 case wire.Rematch():
                     self._as_host(seat, "finished")
-                    self._rematch()
+                    state.rematch()
                 case wire.Start():
                     self._as_host(seat, "lobby")
-                    self._start()
+                    state.start(self._rng)
                 case wire.SettingsChange():
                     self._as_host(seat, "lobby")
-                    self._change_settings(message)
+                    state.change_settings(message.changes())
                 case wire.AddBot(level=level):
                     self._as_host(seat, "lobby")
-                    self._seats.seat_bot(level, self._settings.max_players, self._rng)
+                    state.seats.seat_bot(level, state.settings.max_players, self._rng)
                 case wire.Kick(seat=number):
                     self._as_host(seat, "lobby")
-                    kicked = self._seats.kick(number).conn
+                    kicked = state.seats.kick(number).conn
                     if kicked is not None:
                         self._audience.sit(kicked, None)  # it watches on
             self._changed()
@@ -195,17 +144,27 @@ class Room:
             if conn not in self._audience:
                 return
             number = self._audience.remove(conn)
-            seat = self._seats.get(number) if number is not None else None
+            seat = self.state.seats.get(number) if number is not None else None
             if seat is not None and seat.conn is conn:
                 seat.conn = None
                 seat.disconnected_at = self._scheduler.now()
             self._changed(lasting=False)
 
-    async def close(self, code: CloseCode = CloseCode.GOING_AWAY) -> None:
-        """Stop the timers and close every connection (the room is being dropped)."""
+    async def notice(self, text: str) -> None:
+        """The operator's `notice` to everyone at this table."""
+        async with self.lock:
+            self._audience.broadcast(frames.notice_frame(text))
+
+    async def close(
+        self, code: CloseCode = CloseCode.GOING_AWAY, notice: str | None = None
+    ) -> None:
+        """Stop the timers and close every connection (the room is being dropped), telling
+        them `notice` first if given."""
         async with self.lock:
             self.closed = True
-            self._autoplay.close()
+            self._turns.close()
+            if notice is not None:
+                self._audience.broadcast(frames.notice_frame(notice))
             self._audience.close_all(code)
         await self.settle()
 
@@ -213,50 +172,102 @@ class Room:
         """Wait for background work (saving a finished game) to finish."""
         await self._saver.settle()
 
+    def record(self) -> None:
+        """Record this room's last change in the journal: the action it was, or a snapshot."""
+        self._recorder.record(self.state)
+
     def _as_host(self, number: int | None, phase: wire.Phase) -> None:
         """Host commands: only the host sends them, and only in `phase`."""
-        if number is None or number != self._seats.host:
+        if number is None or number != self.state.seats.host:
             raise ProtocolError("not_host", "Only the host may do that.")
-        if self.phase != phase:
-            code: wire.ErrorCode = (
-                "game_not_running" if self.phase == "lobby" else "game_in_progress"
-            )
-            raise ProtocolError(code, f"Not now: the room is {self.phase}.")
+        current = self.state.phase
+        if current != phase:
+            code: wire.ErrorCode = "game_not_running" if current == "lobby" else "game_in_progress"
+            raise ProtocolError(code, f"Not now: the room is {current}.")
 
-    def _change_settings(self, message: wire.SettingsChange) -> None:
-        updated = self._settings.model_copy(update=message.changes())
-        if any(number >= updated.max_players for number in self._seats.numbers()):
-            raise ProtocolError("bad_message", "Seats above max_players are taken; free them.")
-        self._settings = updated
+    # ----- moves: a person's and the server's, through one path ----------------------------
 
-    def _play(self, number: int | None, action: Action) -> None:
-        if self._game is None:
+    def _play(
+        self, number: int | None, message: wire.BidMessage | wire.DudoMessage | wire.CalzaMessage
+    ) -> None:
+        """A person's move, checked as the protocol asks before the rules see it."""
+        action = message.action()
+        game = self.state.game
+        if game is None:
             raise ProtocolError("game_not_running", "The game has not started.")
         if number is None:
             if isinstance(action, Calza):
                 raise ProtocolError("calza_not_allowed", "Spectators may not call calza.")
             raise ProtocolError("not_your_turn", "Spectators do not play.")
+        seen = getattr(message, "bid", None)
+        if seen is not None:
+            standing = game.round.standing if game.round is not None else None
+            if standing is None or (standing.bid.quantity, standing.bid.face) != (
+                seen.quantity,
+                seen.face,
+            ):
+                raise ProtocolError("bid_changed", "The bid you called on is no longer standing.")
+        self._apply(number, action)
+
+    def _apply(
+        self,
+        number: int,
+        action: Action,
+        by: wire.AutoplayReason | None = None,
+        *,
+        shown_as_bid: bool = True,
+    ) -> None:
+        """Apply a move to the game: the one place that decides what is recorded, what is
+        broadcast and when the clock is re-armed. `by`: why the server's bot made it for a
+        person, who everyone is told about (and the seat, if away, about on its return)."""
+        game = self.state.game
+        assert game is not None
         try:
-            events = self._game.apply(number, action)
+            events = self.state.play(number, action, by)
         except RuleError as exc:
             raise ProtocolError(exc.code, exc.message) from None
-        self._recorder.played(number, action, self._game)
+        if by is None:
+            self._recorder.played(number, action, game)
+        else:  # recorded as a snapshot: the seat may have just gone over to the bot
+            message = frames.autoplayed_message(number, by, action)
+            self._audience.broadcast(wire.encode(message))
+            seat = self.state.seats[number]
+            if seat.conn is None:
+                seat.missed += (message,)  # told on its return (`welcome`)
         self._after(events)
+        round_ = game.round
+        bid = round_.standing if shown_as_bid and isinstance(action, Bid) and round_ else None
+        self._changed(bid=bid)
 
-    # ----- the game's lifecycle ------------------------------------------------------------
+    async def _turn_due(self, key: TurnKey) -> None:
+        """The turn clock: the seat to act is a bot's, or its person ran out of time or
+        stayed away."""
+        async with self.lock:
+            game = self.state.game
+            if self.closed or key != self._turns.key or game is None or game.round is None:
+                return
+            seat = self.state.seats[game.round.turn]
+            due = self._turns.due(seat)
+            if due is None:
+                return self._rearm()  # woke early
+            went_away = due == "away"
+            if went_away:
+                seat.autoplay = True
+                seat.autoplay_since = self._scheduler.now()
+            move = autoplay.turn_move(self.state, seat, due, self._rng)
+            self._apply(move.seat, move.action, move.by, shown_as_bid=not went_away)
 
-    def _start(self) -> None:
-        if len(self._seats) < 2:
-            raise ProtocolError("not_enough_players", "A game needs at least two players.")
-        self._game = Game(self._seats.numbers(), self._rng, self._settings.rules())
-        self._game_id = None
-        self._game_no += 1
-        self._started_at = utc_now()
+    async def _calza_due(self, key: TurnKey) -> None:
+        """The turn clock: the bot-played seats that may call calza on the new bid decide,
+        once per bid."""
+        async with self.lock:
+            if self.closed or self.state.game is None or not self._turns.weigh_calza(key):
+                return
+            move = autoplay.calza_move(self.state, self._rng)
+            if move is not None:
+                self._apply(move.seat, move.action, move.by)
 
-    def _rematch(self) -> None:
-        """Back to the lobby with the same seats (see `Seats.keep_for_rematch`)."""
-        self._seats.keep_for_rematch()
-        self._game = self._game_id = None
+    # ----- after every change ----------------------------------------------------------------
 
     def _after(self, events: list[Event]) -> None:
         """Announce what the events reveal (it goes out with the next states); a finished
@@ -265,42 +276,52 @@ class Room:
             if isinstance(event, RoundEnded):
                 self._audience.announce(frames.round_result_frame(event.result))
             elif isinstance(event, GameEnded):
-                self._saver.save(game_record(self), partial(self._saved, self._game_no))
+                record = game_record(self.state)
+                self._saver.save(record, partial(self._saved, self.state.game_no))
 
     async def _saved(self, game_no: int, game_id: str) -> None:
         """Show the saved game's id, unless a rematch came first or the room is gone."""
         async with self.lock:
-            if game_no == self._game_no and self.phase == "finished" and not self.closed:
-                self._game_id = game_id
+            state = self.state
+            if game_no == state.game_no and state.phase == "finished" and not self.closed:
+                state.game_id = game_id
                 self._changed()
 
-    def played_for(
-        self, seat: Seat, reason: wire.AutoplayReason | None, action: Action, events: list[Event]
-    ) -> None:
-        """A move the server made for `seat` (under the lock): a person's is announced (and
-        recorded with a snapshot: the seat may have just gone over to the bot)."""
-        if reason is not None:
-            message = frames.autoplayed_message(seat.number, reason, action)
-            self._audience.broadcast(wire.encode(message))
-            if seat.conn is None:
-                seat.missed += (message,)  # told on its return (`welcome`)
-        elif self._game is not None:
-            self._recorder.played(seat.number, action, self._game)
-        self._after(events)
-        self._changed()
-
-    def record(self) -> None:
-        """Record this room's last change in the journal: the action it was, or a snapshot."""
-        self._recorder.record(self)
-
-    def _changed(self, lasting: bool = True) -> None:
+    def _changed(self, lasting: bool = True, bid: PlacedBid | None = None) -> None:
         """After every change: record it if `lasting` (not presence alone), re-arm the
-        timers, then send everyone a fresh `state`."""
-        self.seq += 1
+        timers, then send everyone a fresh `state` (or, when it was only `bid`, a bid event
+        to the connections that take them)."""
+        self.state.seq += 1
         if lasting:
             self.record()
         self.last_change = self._scheduler.now()
-        self._autoplay.rearm()
+        self._rearm()
+        self._send_states(bid=bid)
+
+    def _send_states(self, *, bid: PlacedBid | None = None, only: Connection | None = None) -> None:
         self._audience.send_states(
-            self, turn_deadline=self._autoplay.deadline, now=self._scheduler.now()
+            self.state,
+            turn_deadline=self._turns.deadline,
+            now=self._scheduler.now(),
+            bid=bid,
+            only=only,
+        )
+
+    def _rearm(self) -> None:
+        """The turn clock for the seat to act, and the bots' calza decision on the new bid."""
+        state = self.state
+        game = state.game
+        if self.closed or game is None or game.round is None:
+            return self._turns.rearm(None, None, None, calza=False)
+        seat = state.seats[game.round.turn]
+        seconds = state.settings.turn_seconds
+        played_for = seat.automated or seat.conn is None or seconds is not None
+        self._turns.rearm(
+            TurnKey(state.game_no, game.round.number, len(game.round.bids)),
+            seat,
+            seconds,
+            calza=bool(autoplay.calza_candidates(game, state.seats)),
+            hold=bool(self._config.calza_window)
+            and played_for
+            and autoplay.person_may_calza(game, state.seats),
         )

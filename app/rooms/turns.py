@@ -1,7 +1,8 @@
 """The turn clock: when the seat to act is played for, and when bots weigh a calza.
 
-It knows the turn deadline, the disconnect grace and the bots' think time; it arms one timer
-for the seat to act and one for the calza window, and calls back. It never imports the room.
+It knows the turn deadline, the disconnect grace, the bots' think time and the calza window
+people get before a bot-played seat moves; it arms one timer for the seat to act and one for
+the bots' calza decision, and wakes the room, which it never imports.
 """
 
 from __future__ import annotations
@@ -76,10 +77,18 @@ class TurnClock:
         self._on_turn = self._on_calza = _asleep
 
     def rearm(
-        self, key: TurnKey | None, seat: Seat | None, turn_seconds: int | None, calza: bool
+        self,
+        key: TurnKey | None,
+        seat: Seat | None,
+        turn_seconds: int | None,
+        *,
+        calza: bool,
+        hold: bool = False,
     ) -> None:
         """Arm the timer for `seat`, the one to act at turn `key` (None: nobody acts), and,
-        when `calza` (a bot-played seat may call it), the bots' calza decision."""
+        when `calza` (a bot-played seat may call it), the bots' calza decision. `hold`: a
+        person at the table may call calza on the standing bid, so the server's move for
+        `seat` waits the calza window from the moment the bid was shown."""
         self.cancel()
         if key is None or seat is None:
             self.key = self.deadline = None
@@ -95,7 +104,10 @@ class TurnClock:
         else:
             due = [when for when in (self.deadline, self._grace_end(seat)) if when is not None]
         if due:
-            self._arm(min(due), self._on_turn)
+            when = min(due)
+            if hold:
+                when = max(when, self._started + self._config.calza_window)
+            self._arm(when, self._on_turn)
         if calza and key != self._calza_weighed:
             self._arm(self._started + CALZA_THOUGHT * self._config.bot_delay, self._on_calza)
 

@@ -37,7 +37,7 @@ def stats_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     engine = make_engine(url)
     for game in GAMES:
         GameRepository(engine).save_game(game)
-    app = create_app(Settings(database_url=url, bot_delay_ms=0))
+    app = create_app(Settings(database_url=url, bot_delay_ms=0, calza_window_ms=0))
     if not any(getattr(route, "path", None) == "/api/players" for route in app.routes):
         app.include_router(stats.router)
     app.state.stats = StatsRepository(engine)  # the lifespan may set its own: the same data

@@ -74,6 +74,7 @@ def cluster(database: str, tmp_path: Path) -> Iterator[Callable[[int], object]]:
             env={
                 "PERUDO_DATABASE_URL": database,
                 "PERUDO_BOT_DELAY_MS": "0",
+                "PERUDO_CALZA_WINDOW_MS": "0",
                 "PERUDO_ROOMS_PER_MINUTE": "0",
                 "PERUDO_DISCONNECT_GRACE_SECONDS": "600",
             },

@@ -73,7 +73,7 @@ def test_the_bot_uses_only_the_standard_library_and_websockets() -> None:
 
 @pytest.mark.slow
 def test_two_bots_and_a_server_bot_play_a_game_to_its_end(tmp_path: Path) -> None:
-    with running_server(tmp_path, PERUDO_BOT_DELAY_MS="0") as base:
+    with running_server(tmp_path, PERUDO_BOT_DELAY_MS="0", PERUDO_CALZA_WINDOW_MS="0") as base:
         created = httpx.post(f"{base}/api/rooms", json={"max_players": 3}, timeout=5)
         assert created.status_code == 201, created.text
         room_id = created.json()["room_id"]

@@ -11,6 +11,7 @@ import pytest
 
 from app.protocol import Join, Ping, Resume, RoomSettings, Watch, parse_client_message
 from app.rooms import ManualScheduler, Room, RoomConfig
+from app.rooms.state import RoomState
 
 BOT_DELAY = 1.0
 GRACE = 20.0
@@ -130,8 +131,7 @@ def store() -> MemoryStore:
 def make_room(clock: ManualScheduler, store: MemoryStore) -> Callable[..., Room]:
     def make(seed: int = 1, **settings: Any) -> Room:
         return Room(
-            "testroom01",
-            RoomSettings(**settings),
+            RoomState("testroom01", RoomSettings(**settings)),
             scheduler=clock,
             config=RoomConfig(bot_delay=BOT_DELAY, disconnect_grace=GRACE),
             store=store,

@@ -13,6 +13,7 @@ import pytest
 from app.engine import Game
 from app.protocol import CloseCode, ProtocolError, RoomSettings
 from app.rooms import ManualScheduler, Room, RoomConfig
+from app.rooms.state import RoomState
 from tests.rooms.conftest import BOT_DELAY, GRACE, FakeConnection, MemoryStore, say, seated
 from tests.ws.helpers import legal_move
 
@@ -170,7 +171,7 @@ async def test_history_replays_the_current_games_rounds_to_every_hello(
     await say(room, resumed, type="leave")  # the bots play on
     await clock.advance(FOREVER)
     await room.settle()
-    assert room.phase == "finished"
+    assert room.state.phase == "finished"
     results = of_type(witness, "round_result")
     assert len(results) >= 10  # three players with five dice each
     after_end = check_hello(await watcher(room), None)
@@ -220,11 +221,11 @@ async def test_the_turn_timer_announces_each_move_it_makes_for_a_person(
     assert first["action"]["type"] == "bid"  # nobody may call before a bid stands
     await clock.advance(FOREVER)  # nobody acts: the timer plays the whole game
     await room.settle()
-    assert room.phase == "finished" and room.game is not None
+    assert room.state.phase == "finished" and room.state.game is not None
     announced = check_announcements(witness.frames)
     assert {a["reason"] for a in announced} == {"timer"}
     for seat in (0, 1):
-        assert sum(a["seat"] == seat for a in announced) == moves_by(room.game, seat)
+        assert sum(a["seat"] == seat for a in announced) == moves_by(room.state.game, seat)
     # the timer plays single turns: neither seat is ever handed to the bot
     states = of_type(witness, "state")
     assert not any(p["autoplay"] for state in states for p in state["players"])
@@ -252,7 +253,7 @@ async def play_with_seat_2_away(
     """Seats 0 and 1 play legal moves and the clock lets the bot play seat 2, until `until()`
     or the game's end."""
     rng = random.Random(5)
-    while room.phase == "playing" and not until():
+    while room.state.phase == "playing" and not until():
         turn = witness.state["round"]["turn"]
         if turn == 2:
             await clock.advance(GRACE + BOT_STEP)
@@ -267,11 +268,11 @@ async def test_a_person_away_past_the_grace_is_announced_as_away(
     conns, witness = await three_with_seat_2_away(room)
     await play_with_seat_2_away(room, conns, witness, clock, until=lambda: False)
     await room.settle()
-    assert room.phase == "finished" and room.game is not None
+    assert room.state.phase == "finished" and room.state.game is not None
     announced = check_announcements(witness.frames)
     assert announced
     assert {(a["seat"], a["reason"]) for a in announced} == {(2, "away")}
-    assert len(announced) == moves_by(room.game, 2)
+    assert len(announced) == moves_by(room.state.game, 2)
 
 
 async def test_a_returning_person_is_told_what_was_played_for_them_while_away(
@@ -305,12 +306,14 @@ async def test_a_person_who_left_is_announced_as_left_and_bots_never(
     await say(room, host, type="leave")
     await clock.advance(FOREVER)
     await room.settle()
-    assert room.phase == "finished" and room.game is not None
+    assert room.state.phase == "finished" and room.state.game is not None
     announced = check_announcements(witness.frames)
     assert announced
     assert {(a["seat"], a["reason"]) for a in announced} == {(0, "left")}
-    assert len(announced) == moves_by(room.game, 0)
-    assert moves_by(room.game, 1) + moves_by(room.game, 2) > 0  # the bots played, unannounced
+    assert len(announced) == moves_by(room.state.game, 0)
+    assert (
+        moves_by(room.state.game, 1) + moves_by(room.state.game, 2) > 0
+    )  # the bots played, unannounced
 
 
 async def test_no_announcement_when_only_the_hosts_bots_are_played(
@@ -321,15 +324,15 @@ async def test_no_announcement_when_only_the_hosts_bots_are_played(
     await say(room, host, type="start")
     rng = random.Random(6)
     for _ in range(10_000):
-        if room.phase != "playing":
+        if room.state.phase != "playing":
             break
         if host.state["round"]["turn"] == 0:
             await say(room, host, **legal_move(host.state, rng))
         else:
             await clock.advance(BOT_STEP)
     await room.settle()
-    assert room.phase == "finished" and room.game is not None
-    assert moves_by(room.game, 1) + moves_by(room.game, 2) > 0
+    assert room.state.phase == "finished" and room.state.game is not None
+    assert moves_by(room.state.game, 1) + moves_by(room.state.game, 2) > 0
     assert "autoplayed" not in kinds(host)
 
 
@@ -352,7 +355,7 @@ async def test_a_calza_the_bot_calls_for_an_away_person_is_announced(
         await room.disconnect(bea)
         await clock.advance(FOREVER)
         await room.settle()
-        assert room.phase == "finished"
+        assert room.state.phase == "finished"
         announced = check_announcements(witness.frames)
         assert {a["seat"] for a in announced} == {0, 1}
         assert {a["reason"] for a in announced} == {"away"}
@@ -400,7 +403,7 @@ async def test_rematch_goes_back_to_the_lobby_keeping_the_seats_of_those_still_t
     await room.disconnect(gone)
     await clock.advance(FOREVER)  # nobody acts: timers, the bot and autoplay play it out
     await room.settle()
-    assert room.phase == "finished"
+    assert room.state.phase == "finished"
     announced = check_announcements(witness.frames)
     assert {a["reason"] for a in announced if a["seat"] == 3} == {"timer"}
     assert {a["reason"] for a in announced if a["seat"] == 1} == {"left"}
@@ -467,7 +470,7 @@ async def test_after_the_host_left_the_new_host_rematches_and_keeps_hosting(
     await say(room, cid_back, type="resume", token=token_of(cid))
     await clock.advance(FOREVER)
     await room.settle()
-    assert room.phase == "finished"
+    assert room.state.phase == "finished"
     assert await refused(say(room, cid_back, type="rematch")) == "not_host"
     await say(room, bea, type="rematch")
     state = bea.state
@@ -482,8 +485,7 @@ async def test_after_the_host_left_the_new_host_rematches_and_keeps_hosting(
 
 def capped_room(clock: ManualScheduler, sockets: int = 3) -> Room:
     return Room(
-        "testroom01",
-        RoomSettings(),
+        RoomState("testroom01", RoomSettings()),
         scheduler=clock,
         config=RoomConfig(bot_delay=BOT_DELAY, disconnect_grace=GRACE, room_sockets=sockets),
         rng=random.Random(1),
@@ -504,7 +506,7 @@ async def test_a_join_or_watch_beyond_the_cap_is_closed_with_1013(
     assert extra.closed == 1013
     assert extra.frames == []  # no welcome, no seat
     assert ana.state == before and room.connections == 3
-    assert [seat.number for seat in room.seats] == [0, 1]
+    assert [seat.number for seat in room.state.seats] == [0, 1]
 
 
 async def test_the_cap_holds_during_a_game_and_frees_up_when_a_socket_goes(
@@ -630,7 +632,7 @@ async def test_odds_for_the_player_to_act_follow_their_own_dice(make_room: MakeR
     await say(room, conns[0], type="start")
     rng = random.Random(12)
     checked = 0
-    while room.phase == "playing" and checked < 60:
+    while room.state.phase == "playing" and checked < 60:
         turn = conns[0].state["round"]["turn"]
         actor = conns[turn].state
         assert actor["you"]["odds"] is not None

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from app.protocol import RoomSettings
 from app.rooms import ManualScheduler, Room, RoomConfig
+from app.rooms.state import RoomState
 from app.ws import handle_text
 from tests.rooms.conftest import FakeConnection, MemoryStore
 from tests.ws.helpers import legal_move
@@ -99,7 +100,7 @@ class Driver:
         elif kind == "junk":
             await self.text(action[1], action[2])
         elif kind == "legal":
-            game = self.room.game
+            game = self.room.state.game
             index = self.seated(game.round.turn if game and game.round else None)
             if index is not None:
                 move = legal_move(self.conns[index].state, random.Random(action[1]))
@@ -112,7 +113,7 @@ class Driver:
         elif kind == "join":
             await self.text(action[1], json.dumps({"type": "join", "name": f"P{action[1]}"}))
         elif kind == "host":
-            index = self.seated(self.room.host)
+            index = self.seated(self.room.state.seats.host)
             if index is not None:
                 await self.text(index, json.dumps({"type": action[1]}))
         elif kind == "drop":
@@ -137,11 +138,11 @@ class Driver:
 
     def check(self) -> None:
         room = self.room
-        names = [seat.name.casefold() for seat in room.seats]
+        names = [seat.name.casefold() for seat in room.state.seats]
         assert len(names) == len(set(names))
-        if room.phase == "lobby":
-            assert all(n < room.settings.max_players for n in room.seats.numbers())
-        assert room.host is None or room.host in room.seats
+        if room.state.phase == "lobby":
+            assert all(n < room.state.settings.max_players for n in room.state.seats.numbers())
+        assert room.state.seats.host is None or room.state.seats.host in room.state.seats
         for conn in [*self.conns, *self.retired]:
             seqs = [f["seq"] for f in conn.frames if f["type"] == "state"]
             assert seqs == sorted(set(seqs))
@@ -168,8 +169,7 @@ def test_no_sequence_of_messages_breaks_a_room(steps: list[tuple[Any, ...]], see
     async def scenario() -> None:
         clock = ManualScheduler()
         room = Room(
-            "fuzzroom01",
-            RoomSettings(max_players=4),
+            RoomState("fuzzroom01", RoomSettings(max_players=4)),
             scheduler=clock,
             config=RoomConfig(bot_delay=1.0, disconnect_grace=5.0),
             store=MemoryStore(),
@@ -180,6 +180,6 @@ def test_no_sequence_of_messages_breaks_a_room(steps: list[tuple[Any, ...]], see
             await driver.run(action)
             driver.check()
         await room.settle()
-        event(f"ended in phase {room.phase}")
+        event(f"ended in phase {room.state.phase}")
 
     asyncio.run(scenario())

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from app.rooms import persistence
-from app.rooms.persistence import GameSaver
+from app.rooms import saver as saver_module
+from app.rooms.saver import GameSaver
 from tests.rooms.conftest import MemoryStore
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
@@ -18,8 +18,8 @@ pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 
 @pytest.fixture(autouse=True)
 def quick_retries(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(persistence, "SAVE_RETRY_FIRST", 0.01)
-    monkeypatch.setattr(persistence, "SAVE_RETRY_MAX", 0.05)
+    monkeypatch.setattr(saver_module, "SAVE_RETRY_FIRST", 0.01)
+    monkeypatch.setattr(saver_module, "SAVE_RETRY_MAX", 0.05)
 
 
 async def wait_for(condition: Any, timeout: float = 20.0) -> None:
@@ -66,7 +66,7 @@ async def test_settle_waits_for_a_save_in_flight() -> None:
 async def test_the_games_held_for_a_retry_are_bounded(
     monkeypatch: pytest.MonkeyPatch, caplog: Any
 ) -> None:
-    monkeypatch.setattr(persistence, "MAX_UNSAVED_GAMES", 3)
+    monkeypatch.setattr(saver_module, "MAX_UNSAVED_GAMES", 3)
     store = MemoryStore()
     store.fail = True
     savers = [GameSaver(store, f"room{n:06}") for n in range(5)]

@@ -44,7 +44,7 @@ async def test_an_expired_room_is_freed_without_the_cyclic_collector(
             else:
                 await clock.advance(BOT_DELAY * 2)  # the bot's turn
         await room.settle()
-        assert room.phase == phase
+        assert room.state.phase == phase
     for conn in conns:
         await room.disconnect(conn)
     await registry.flush()

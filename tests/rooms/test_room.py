@@ -74,7 +74,10 @@ async def test_refusals_change_nothing(make_room: MakeRoom) -> None:
     ana, bea = await seated(room, 2)
     await say(room, ana, type="start")
     before = [len(ana.frames), len(bea.frames)]
-    snapshot = (room.seq, room.game and room.game.round and list(room.game.round.bids))
+    snapshot = (
+        room.state.seq,
+        room.state.game and room.state.game.round and list(room.state.game.round.bids),
+    )
     for message in (
         {"type": "bid", "quantity": 99, "face": 3},
         {"type": "start"},
@@ -85,7 +88,10 @@ async def test_refusals_change_nothing(make_room: MakeRoom) -> None:
             with pytest.raises(ProtocolError):
                 await say(room, conn, **message)
     assert [len(ana.frames), len(bea.frames)] == before
-    assert (room.seq, room.game and room.game.round and list(room.game.round.bids)) == snapshot
+    assert (
+        room.state.seq,
+        room.state.game and room.state.game.round and list(room.state.game.round.bids),
+    ) == snapshot
 
 
 async def test_a_failing_bot_still_plays_a_legal_move(
@@ -99,7 +105,7 @@ async def test_a_failing_bot_still_plays_a_legal_move(
     await start_and_leave_to_a_bot(room)
     with caplog.at_level(logging.ERROR, logger="app.rooms"):
         await clock.advance(100_000)
-    assert room.phase == "finished"
+    assert room.state.phase == "finished"
     assert "bot failed" in caplog.text
 
 
@@ -113,12 +119,12 @@ async def test_a_failed_save_is_logged_and_the_room_goes_on(
         await clock.advance(100_000)
         await room.settle()
     assert "could not save" in caplog.text
-    assert room.phase == "finished" and host.state["game_id"] is None
+    assert room.state.phase == "finished" and host.state["game_id"] is None
     back = FakeConnection()
     await say(room, back, type="resume", token=host.frames[0]["token"])
     store.fail = False
     await say(room, back, type="rematch")
-    assert room.phase == "lobby" and back.state["game_id"] is None
+    assert room.state.phase == "lobby" and back.state["game_id"] is None
     await say(room, back, type="start")
     await say(room, back, type="leave")
     await clock.advance(100_000)
@@ -180,7 +186,7 @@ async def test_registry_drops_idle_lobbies_and_finished_rooms(clock: ManualSched
     await say(finished, player, type="start")
     await say(finished, player, type="leave")
     await clock.advance(1.0)  # bots without think time finish at once
-    assert finished.phase == "finished"
+    assert finished.state.phase == "finished"
     await clock.advance(298)  # 299 s since the game ended
     assert await registry.sweep() == []
     await clock.advance(1)
@@ -210,14 +216,14 @@ async def test_a_save_that_lands_after_the_room_closed_changes_nothing(
     room = make_room()
     host = await start_and_leave_to_a_bot(room)
     await clock.advance(100_000)
-    assert room.phase == "finished"
-    seq = room.seq
+    assert room.state.phase == "finished"
+    seq = room.state.seq
     closing = asyncio.create_task(room.close())
     await asyncio.sleep(0.05)
     gate.set()
     await closing
     assert store.records  # the game itself is kept
-    assert room.seq == seq and host.state["game_id"] is None
+    assert room.state.seq == seq and host.state["game_id"] is None
 
 
 async def test_a_registry_rolls_each_new_room_with_the_dice_it_is_given(
@@ -239,8 +245,8 @@ async def test_a_registry_rolls_each_new_room_with_the_dice_it_is_given(
         await say(room, host, type="join", name="Ana")
         await say(room, host, type="add_bot")
         await say(room, host, type="start")
-        assert room.game is not None and room.game.round is not None
-        return room.game.round.dice
+        assert room.state.game is not None and room.state.game.round is not None
+        return room.state.game.round.dice
 
     assert await first_deal(7) == await first_deal(7)
     assert await first_deal(7) != await first_deal(8)
@@ -259,7 +265,7 @@ async def test_every_you_is_the_seats_view_of_that_moment(make_room: MakeRoom, o
     moves = 0
     for _game in range(2):
         await say(room, players[0], type="start")
-        while (game := room.game) is not None and game.round is not None:
+        while (game := room.state.game) is not None and game.round is not None:
             seat = game.round.turn
             options = game.options(seat)
             open_faces = [face for face, least in enumerate(options.min_quantity, 1) if least]

@@ -17,7 +17,7 @@ from app.protocol import ProtocolError, RoomSettings
 from app.rooms import ManualScheduler, Registry, Room, RoomConfig
 from app.rooms.dice import SecureDice
 from app.rooms.journal import MAX_ENTRIES, Journal
-from app.rooms.persistence import encode_room, saved_room
+from app.rooms.persistence import encode_room
 from tests.rooms.conftest import BOT_DELAY, GRACE, FakeConnection, MemoryStore, say, seated
 from tests.ws.helpers import legal_move
 
@@ -112,7 +112,7 @@ async def test_a_restart_gives_every_seat_its_game_back(
 
     registry2, _ = await restarted(clock, store)
     room2 = registry2.get(room.room_id)
-    assert room2 is not None and room2 is not room and room2.phase == "playing"
+    assert room2 is not None and room2 is not room and room2.state.phase == "playing"
     watcher = FakeConnection()
     await say(room2, watcher, type="watch")
     assert [p["connected"] for p in watcher.state["players"]] == [False] * 3
@@ -159,21 +159,23 @@ async def test_actions_are_journal_entries_and_a_call_carries_the_dice_it_dealt(
     assert store.writes == 2  # one batch
     snapshot_rev = store.snapshots[room.room_id][0]
     assert [rev for rev, _ in store.entries[room.room_id]] == [snapshot_rev + 1, snapshot_rev + 2]
-    assert store.snapshot(room.room_id) != encode_room(saved_room(room))  # bids not in it
+    assert store.snapshot(room.room_id) != encode_room(room.state)  # bids not in it
     caller = conns[0].state["round"]["turn"]
     await say(room, conns[caller], type="dudo")
     await registry.flush()
     assert store.snapshots[room.room_id][0] == snapshot_rev  # no new snapshot for a round
     (rev, data) = store.entries[room.room_id][-1]
     assert rev == snapshot_rev + 3
-    assert room.game is not None and room.game.round is not None
-    dealt = [[seat, list(faces)] for seat, faces in room.game.round.dice.items()]
+    assert room.state.game is not None and room.state.game.round is not None
+    dealt = [[seat, list(faces)] for seat, faces in room.state.game.round.dice.items()]
     assert orjson.loads(data) == {"call": "dudo", "seat": caller, "deal": dealt}
 
     registry2, _ = await restarted(clock, store)
     room2 = registry2.get(room.room_id)
-    assert room2 is not None and room2.game is not None
-    assert game_to_dict(room2.game) == game_to_dict(room.game)  # the same dice, the same rounds
+    assert room2 is not None and room2.state.game is not None
+    assert game_to_dict(room2.state.game) == game_to_dict(
+        room.state.game
+    )  # the same dice, the same rounds
 
 
 async def test_every_flush_restores_the_room_it_wrote_and_snapshots_come_every_max_entries(
@@ -191,8 +193,8 @@ async def test_every_flush_restores_the_room_it_wrote_and_snapshots_come_every_m
             await play(room, conns, 1, rng)
             await registry.flush()
             (saved, _), *_ = await Journal(store).load(random.Random, clock.now(), room.room_id)
-            assert saved.game is not None and room.game is not None
-            assert game_to_dict(saved.game) == game_to_dict(room.game)
+            assert saved.game is not None and room.state.game is not None
+            assert game_to_dict(saved.game) == game_to_dict(room.state.game)
             snapshots.add(store.snapshots[room.room_id][0])
             longest = max(longest, len(store.entries[room.room_id]))
         if game == 0:
@@ -251,11 +253,11 @@ async def test_after_a_restart_the_grace_period_then_the_bot_plays_for_the_absen
     turn = conns[0].state["round"]["turn"]
     registry2, clock2 = await restarted(clock, store)
     room2 = registry2.get(room.room_id)
-    assert room2 is not None and room2.game is not None and room2.game.round is not None
+    assert room2 is not None and room2.state.game is not None and room2.state.game.round is not None
     await clock2.advance(GRACE - 0.1)  # nobody has come back yet
-    assert room2.game.round.bids == []
+    assert room2.state.game.round.bids == []
     await clock2.advance(0.1)
-    assert [placed.seat for placed in room2.game.round.bids] == [turn]
+    assert [placed.seat for placed in room2.state.game.round.bids] == [turn]
     back = FakeConnection()
     await say(room2, back, type="resume", token=token(conns[turn]))
     assert back.state["you"]["seat"] == turn
@@ -303,8 +305,8 @@ async def test_unreadable_snapshots_are_logged_and_deleted(
 ) -> None:
     room, _ = await table(registry, 2)
     await registry.flush()
-    good = encode_room(saved_room(room))
-    bad_die = encode_room(saved_room(room)) | {"room_id": "baddie0000"}
+    good = encode_room(room.state)
+    bad_die = encode_room(room.state) | {"room_id": "baddie0000"}
     bad_die["game"]["round"]["dice"][0]["dice"][0] = 9
     bad_bid = good | {"room_id": "badbid0000"}
     turn = good["game"]["round"]["turn"]
@@ -367,7 +369,7 @@ async def test_a_failed_write_is_logged_and_retried(
     store.fail = False
     await registry.flush()
     assert list(store.snapshots) == [room.room_id]
-    assert store.snapshot(room.room_id) == encode_room(saved_room(room))
+    assert store.snapshot(room.room_id) == encode_room(room.state)
 
 
 async def test_actions_of_failed_writes_land_with_the_next_one(
@@ -385,12 +387,14 @@ async def test_actions_of_failed_writes_land_with_the_next_one(
     store.fail = False
     await play(room, conns, 1, rng)  # a bid after the last snapshot
     await registry.flush()
-    assert room.game is not None and len(room.game.rounds) == 2
+    assert room.state.game is not None and len(room.state.game.rounds) == 2
     registry2, _ = await restarted(clock, store)
     restored = registry2.get(room.room_id)
-    assert restored is not None and restored.game is not None
-    assert [r.to_dict() for r in restored.game.rounds] == [r.to_dict() for r in room.game.rounds]
-    assert restored.game.round == room.game.round  # the bid after the snapshot too
+    assert restored is not None and restored.state.game is not None
+    assert [r.to_dict() for r in restored.state.game.rounds] == [
+        r.to_dict() for r in room.state.game.rounds
+    ]
+    assert restored.state.game.round == room.state.game.round  # the bid after the snapshot too
 
 
 class GatedStore(MemoryStore):

@@ -28,7 +28,8 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, pr
 from app.engine import lobby_you, player_view
 from app.protocol import RoomSettings
 from app.rooms import ManualScheduler, Room, RoomConfig
-from app.rooms.persistence import encode_room, saved_room
+from app.rooms.persistence import encode_room
+from app.rooms.state import RoomState
 from app.ws import handle_text
 from tests.rooms.conftest import FakeConnection, MemoryStore
 from tests.ws.helpers import legal_move
@@ -117,13 +118,13 @@ class RoomMachine(RuleBasedStateMachine):
         frames every other connection has received."""
         room = self.live
         frames = tuple(len(c.frames) for c in [*self.conns, *self.retired] if c is not sender)
-        return room.seq, plain(encode_room(saved_room(room))), room.phase, frames
+        return room.state.seq, plain(encode_room(room.state)), room.state.phase, frames
 
     def seated_slot(self, seat: int | None) -> int | None:
         """The slot whose connection plays `seat` now."""
         if seat is None:
             return None
-        owner = self.live.seats.get(seat)
+        owner = self.live.state.seats.get(seat)
         for slot, conn in enumerate(self.conns):
             if owner is not None and owner.conn is conn:
                 return slot
@@ -139,10 +140,10 @@ class RoomMachine(RuleBasedStateMachine):
 
     def note_dice(self) -> None:
         """Remember every seat's dice in every round of the game (the truth for the audit)."""
-        game = self.live.game
+        game = self.live.state.game
         if game is None:
             return
-        number = self.live.game_no
+        number = self.live.state.game_no
         for record in game.rounds:
             shown = record.to_dict()["dice"]
             self.dice.setdefault((number, record.number), {r["seat"]: r["dice"] for r in shown})
@@ -165,8 +166,7 @@ class RoomMachine(RuleBasedStateMachine):
     def open_room(self, seed: int, bots: int, start: bool, **room_settings: Any) -> None:
         """Two people seated (slots 0 and 1, the first hosts), maybe bots, maybe playing."""
         self.room = Room(
-            "stateful01",
-            RoomSettings(**room_settings),
+            RoomState("stateful01", RoomSettings(**room_settings)),
             scheduler=self.clock,
             config=RoomConfig(bot_delay=1.0, disconnect_grace=5.0),
             store=self.store,
@@ -211,7 +211,7 @@ class RoomMachine(RuleBasedStateMachine):
     @rule(seed=st.integers(0, 2**16))
     def play_legally(self, seed: int) -> None:
         """The seat to act, if a connection plays it, makes a legal move read off its state."""
-        game = self.live.game
+        game = self.live.state.game
         if game is None or game.round is None:
             return
         slot = self.seated_slot(game.round.turn)
@@ -220,7 +220,7 @@ class RoomMachine(RuleBasedStateMachine):
 
     @rule()
     def start(self) -> None:
-        slot = self.seated_slot(self.live.host)
+        slot = self.seated_slot(self.live.state.seats.host)
         if slot is not None:
             self.send(slot, {"type": "start"})
 
@@ -229,7 +229,7 @@ class RoomMachine(RuleBasedStateMachine):
         """A stretch of play: legal moves by the seats people hold, time for the bots."""
         rng = random.Random(seed)
         for _ in range(moves):
-            game = self.live.game
+            game = self.live.state.game
             if game is None or game.round is None:
                 return
             slot = self.seated_slot(game.round.turn)
@@ -249,7 +249,7 @@ class RoomMachine(RuleBasedStateMachine):
     @rule(kind=st.sampled_from(["start", "rematch", "leave", "add_bot"]), anyone=st.booleans())
     def host_command(self, kind: str, anyone: bool) -> None:
         """The host (or, half the time, someone who may not be) sends a host command."""
-        slot = self.seated_slot(self.live.host)
+        slot = self.seated_slot(self.live.state.seats.host)
         if anyone or slot is None:
             slot = random.Random(kind).randrange(SLOTS)
         self.send(slot, {"type": kind})
@@ -260,12 +260,12 @@ class RoomMachine(RuleBasedStateMachine):
 
     @rule(seat=st.one_of(st.integers(-1, 6), ANY_VALUE), by_host=st.booleans())
     def kick(self, seat: Any, by_host: bool) -> None:
-        slot = self.seated_slot(self.live.host) if by_host else 5
+        slot = self.seated_slot(self.live.state.seats.host) if by_host else 5
         self.send(slot if slot is not None else 5, {"type": "kick", "seat": seat})
 
     @rule(changes=SETTINGS, by_host=st.booleans())
     def change_settings(self, changes: dict[str, Any], by_host: bool) -> None:
-        slot = self.seated_slot(self.live.host) if by_host else 4
+        slot = self.seated_slot(self.live.state.seats.host) if by_host else 4
         self.send(slot if slot is not None else 4, {"type": "settings", **changes})
 
     @rule(slot=st.integers(0, SLOTS - 1))
@@ -301,22 +301,22 @@ class RoomMachine(RuleBasedStateMachine):
         room = self.room
         if room is None:
             return
-        game = room.game
+        game = room.state.game
         for slot, conn in enumerate(self.conns):
             if not self.greeted[slot] or conn.closed is not None:
                 continue
-            seat = next((s.number for s in room.seats if s.conn is conn), None)
+            seat = next((s.number for s in room.state.seats if s.conn is conn), None)
             state = conn.state
-            assert state["seq"] == room.seq, "a connection missed a state"
-            assert state["phase"] == room.phase and state["host"] == room.host
-            assert state["game_id"] == room.game_id
-            assert state["settings"] == room.settings.view
-            assert [p["seat"] for p in state["players"]] == room.seats.numbers()
+            assert state["seq"] == room.state.seq, "a connection missed a state"
+            assert state["phase"] == room.state.phase and state["host"] == room.state.seats.host
+            assert state["game_id"] == room.state.game_id
+            assert state["settings"] == room.state.settings.view
+            assert [p["seat"] for p in state["players"]] == room.state.seats.numbers()
             if game is None:
                 assert state["you"] == plain(lobby_you(seat))
                 assert state["round"] is None
                 continue
-            view = plain(player_view(game, seat, odds=room.settings.odds))
+            view = plain(player_view(game, seat, odds=room.state.settings.odds))
             assert state["you"] == view["you"]
             shown = dict(state["round"] or {}, turn_deadline=None) if state["round"] else None
             assert shown == view["round"]
@@ -333,7 +333,7 @@ class RoomMachine(RuleBasedStateMachine):
         if self.room is None:
             return
         for slot, conn in enumerate(self.conns):
-            seat = next((s.number for s in self.live.seats if s.conn is conn), None)
+            seat = next((s.number for s in self.live.state.seats if s.conn is conn), None)
             seats = {seat, self.held.get(id(conn))}  # it may have changed seat in this step
             self.held[id(conn)] = seat
             frames = conn.frames[self.checked[slot] :]
@@ -356,17 +356,17 @@ class RoomMachine(RuleBasedStateMachine):
             if you["seat"] is None:
                 assert you["dice"] == []
                 return
-            truth = self.dice.get((self.live.game_no, frame["round"]["number"]), {})
+            truth = self.dice.get((self.live.state.game_no, frame["round"]["number"]), {})
             assert you["seat"] in seats, "a state for another seat"
             assert you["dice"] == truth.get(you["seat"], []), "dice that are not this seat's"
         elif frame["type"] == "round_result":
-            truth = self.dice.get((self.live.game_no, frame["round"]), {})
+            truth = self.dice.get((self.live.state.game_no, frame["round"]), {})
             for shown in frame["reveal"]:
                 assert shown["dice"] == truth[shown["seat"]], "a reveal of other dice"
 
     def teardown(self) -> None:
         if self.room is not None:
-            event(f"ended in phase {self.room.phase}")
+            event(f"ended in phase {self.room.state.phase}")
             event(f"games finished: {min(len(self.store.records), 2)}+")
             event(f"rounds played: {min(len(self.dice), 5)}+")
             event("some message refused" if self.refusals else "nothing refused")

@@ -52,7 +52,7 @@ async def test_a_room_of_bots_plays_to_the_end_and_is_saved(
     assert seat_of(host.state, 0)["autoplay"] is True
     await clock.advance(FOREVER)
     await room.settle()
-    assert room.phase == "finished"
+    assert room.state.phase == "finished"
     assert host.state["game_id"] == "game1" and host.state["phase"] == "finished"
     (record,) = store.records
     assert sorted(p["place"] for p in record["players"]) == [1, 2, 3, 4, 5, 6]
@@ -178,7 +178,7 @@ async def test_a_bot_room_survives_the_person_leaving_at_any_point(
     await say(room, host, type="start")
     rng = random.Random(moves)
     done = 0
-    while room.phase == "playing" and (moves < 0 or done < moves):
+    while room.state.phase == "playing" and (moves < 0 or done < moves):
         if host.state["round"]["turn"] == 0:
             await say(room, host, **legal_move(host.state, rng))
         else:
@@ -187,7 +187,7 @@ async def test_a_bot_room_survives_the_person_leaving_at_any_point(
     await say(room, host, type="leave")
     await clock.advance(FOREVER)
     await room.settle()
-    assert room.phase == "finished"
+    assert room.state.phase == "finished"
     assert len(store.records) == 1
     assert host.state["game_id"] == "game1"
 
@@ -205,7 +205,7 @@ async def test_a_person_leaving_the_lobby_of_bots_leaves_no_host(
     await say(room, newcomer, type="start")
     await say(room, newcomer, type="leave")
     await clock.advance(FOREVER)
-    assert room.phase == "finished"
+    assert room.state.phase == "finished"
 
 
 async def test_bots_call_calza_out_of_turn(make_room: MakeRoom, clock: ManualScheduler) -> None:
@@ -216,7 +216,7 @@ async def test_bots_call_calza_out_of_turn(make_room: MakeRoom, clock: ManualSch
         await say(room, host, type="start")
         await say(room, host, type="leave")
         await clock.advance(FOREVER)
-        assert room.phase == "finished"
+        assert room.state.phase == "finished"
         calzas += [f for f in host.frames if f["type"] == "round_result" and f["call"] == "calza"]
     assert calzas, "no bot called calza in five six-bot games"
     for result in calzas:

@@ -25,6 +25,7 @@ def settings_for(tmp_path: Path, **overrides: Any) -> Settings:
     values: dict[str, Any] = {
         "database_url": f"sqlite:///{tmp_path / 'data' / 'perudo.db'}",
         "bot_delay_ms": 0,
+        "calza_window_ms": 0,
         "allowed_origins": "https://friends.example",
     }
     return Settings(**(values | overrides))
