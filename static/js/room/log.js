@@ -36,6 +36,14 @@ export function reset(rounds) {
   fresh = true;
 }
 
+/** The state's marks of the finished rounds' calls, by round (1 first): the bot's call says so. */
+export function markCalls(calls) {
+  for (const entry of entries) {
+    const why = calls[entry.round.round - 1];
+    if (why) entry.round.autoplayed = why;
+  }
+}
+
 /** A new game begins (from the lobby or after a finished game), unless `history` just came. */
 export function phaseChange(before, after) {
   if (after === "playing" && (before === "lobby" || before === "finished") && !fresh) entries = [];

@@ -52,6 +52,7 @@ const page = {
   pendingTimer: null,
   clockOffset: 0, // server clock minus local clock, seconds
   leftSeat: false, // this browser left its seat in the running game and may take it back
+  botCall: null, // an `autoplayed` dudo or calza, whose round_result comes next
 };
 
 /** What the views get: page-level facts as they are now, and the actions they may take. */
@@ -108,9 +109,13 @@ function onMessage(msg) {
     case "state":
       receiveState(msg);
       break;
-    case "round_result":
     case "autoplayed":
-      page.queue.push({ [msg.type]: msg });
+      if (msg.action?.type !== "bid") page.botCall = msg;
+      page.queue.push({ autoplayed: msg });
+      pump();
+      break;
+    case "round_result":
+      page.queue.push({ round_result: markBotCall(msg) });
       pump();
       break;
     case "chat":
@@ -127,9 +132,36 @@ function onMessage(msg) {
   }
 }
 
+/** A round_result whose call the server's bot made for a person says so (`autoplayed`). */
+function markBotCall(result) {
+  const call = page.botCall;
+  page.botCall = null;
+  return call !== null && call.seat === result.caller ? { ...result, autoplayed: call.reason } : result;
+}
+
+/**
+ * Copy the state's `autoplayed` marks (PROTOCOL.md: why the bot made each bid of the round and
+ * each finished round's call, null for a player's own) onto the moves they describe, so every
+ * view reads a bot's move from the move itself.
+ */
+function markBotMoves(state) {
+  const marks = state.autoplayed;
+  if (!marks) return;
+  const round = state.round;
+  if (round) {
+    round.bids.forEach((bid, i) => {
+      if (marks.bids?.[i]) bid.autoplayed = marks.bids[i];
+    });
+    const last = round.bids.at(-1);
+    if (round.bid && last?.autoplayed) round.bid.autoplayed = last.autoplayed;
+  }
+  log.markCalls(marks.calls ?? []);
+}
+
 function receiveState(state) {
   if (state.seq <= page.seq) return; // older than what we hold
   page.seq = state.seq;
+  markBotMoves(state);
   if (typeof state.server_time === "number") page.clockOffset = state.server_time - Date.now() / 1000;
   settle();
   const last = page.queue.at(-1);
