@@ -2,15 +2,20 @@
 // not), a short vibration, an optional sound (off by default, remembered), a Notification while
 // the page is hidden (if allowed), and a line for screen readers. The same for "the bot played
 // for you" and the game's end.
-import { byId } from "../dom.js";
+import { byId, h } from "../dom.js";
 import { t } from "../i18n.js";
-import { nameOf } from "./people.js";
+import { resultSummary } from "../result.js";
+import { bidSentence } from "./log.js";
+import { nameOf, namer } from "./people.js";
 
 const SOUND_KEY = "perudo:sound";
+
+const SAID_KEEP = 6; // lines kept in the polite live region
 
 let baseTitle = "";
 let lastTurnKey = null;
 let lastPhase = null;
+let lastBids = null; // {round, count}: the bids of the round already said
 
 function soundOn() {
   try {
@@ -59,6 +64,31 @@ export function render(state) {
     alert(state.winner === me ? t("Game over: you win!") : t("Game over: {name} wins.", { name: nameOf(state, state.winner) }));
   }
   lastPhase = state.phase;
+  sayNewBids(state);
+}
+
+/** Each new bid of the round, once, for screen readers ("Eve bid 5 twos."). */
+function sayNewBids(state) {
+  const round = state.phase === "playing" ? state.round : null;
+  if (round === null) {
+    lastBids = null;
+    return;
+  }
+  const said = lastBids !== null && lastBids.round === round.number ? lastBids.count : round.bids.length;
+  for (const bid of round.bids.slice(said)) say(bidSentence(state, bid));
+  lastBids = { round: round.number, count: round.bids.length };
+}
+
+/** A round's result, as the log writes it, for screen readers. */
+export function roundResult(result, state) {
+  if (state) say(resultSummary(result, namer(state), state.you.seat));
+}
+
+/** One line in the polite live region (added, never rewritten, so each is read once). */
+function say(text) {
+  const region = byId("table-live");
+  region.append(h("p", {}, text));
+  while (region.children.length > SAID_KEEP) region.firstElementChild.remove();
 }
 
 /** An `autoplayed` message: tell the person the bot moved for them. */

@@ -123,21 +123,24 @@ function roundLine(state, r, ctx) {
   );
 }
 
-/** "Eve bid 5 twos.", or "Time ran out: the bot bid 5 twos for Eve." when the bot did. */
+/** A bid of the round in play as a log line (the bot's, for a person, in its own style). */
 function bidLine(state, b) {
-  if (b.autoplayed) return autoplayedLine(state, { seat: b.seat, reason: b.autoplayed, action: { type: "bid", ...b } });
+  return h("li", { class: b.autoplayed ? "log-auto" : "log-bid", dataset: b.autoplayed ? { seat: b.seat } : {} }, bidSentence(state, b));
+}
+
+/** "Eve bid 5 twos.", or "Time ran out: the bot bid 5 twos for Eve." when the bot did. */
+export function bidSentence(state, b) {
+  if (b.autoplayed) return autoplayedText(state, { seat: b.seat, reason: b.autoplayed, action: { type: "bid", ...b } });
   const bid = bidText(b);
-  return h("li", { class: "log-bid" }, b.seat === state.you.seat ? t("You bid {bid}.", { bid }) : t("{name} bid {bid}.", { name: nameOf(state, b.seat), bid }));
+  return b.seat === state.you.seat ? t("You bid {bid}.", { bid }) : t("{name} bid {bid}.", { name: nameOf(state, b.seat), bid });
 }
 
 /** "Time ran out: the bot bid 5 twos for Eve." */
-function autoplayedLine(state, msg) {
+function autoplayedText(state, msg) {
   const params = { reason: AUTOPLAY_REASON_TEXT[msg.reason] ?? t("For an absent player"), move: moveText(msg.action) };
-  const text =
-    msg.seat === state.you.seat
-      ? t("{reason}: the bot {move} for you.", params)
-      : t("{reason}: the bot {move} for {name}.", { ...params, name: nameOf(state, msg.seat) });
-  return h("li", { class: "log-auto", dataset: { seat: msg.seat } }, text);
+  return msg.seat === state.you.seat
+    ? t("{reason}: the bot {move} for you.", params)
+    : t("{reason}: the bot {move} for {name}.", { ...params, name: nameOf(state, msg.seat) });
 }
 
 /**

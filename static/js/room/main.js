@@ -196,6 +196,7 @@ function pump() {
       alerts.autoplayed(item.autoplayed, page.state);
     } else {
       addToLog({ round: item.round_result });
+      alerts.roundResult(item.round_result, page.state);
       startReveal(item.round_result);
     }
   }

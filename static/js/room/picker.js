@@ -44,6 +44,7 @@ export function openingBid(minQuantity, total, dice) {
 let picker = null;
 let lastTurnKey = null; // the last turn of yours the page was scrolled to
 let turnKey = null; // your turn on screen now, or null
+let focusedTurnKey = null; // the last turn of yours that took the keyboard focus
 
 /** Build the picker once. @param {{act: (msg: object) => void}} ctx */
 export function mount(ctx) {
@@ -71,6 +72,10 @@ export function render(state, ctx) {
   picker.update(legal, round, myTurn && ctx.ready, myTurn ? state.you.odds : null, state.you.dice);
   turnKey = myTurn ? `${round.number}:${round.bids.length}` : null;
   if (turnKey !== null) bringIntoView(turnKey);
+  if (turnKey !== null && turnKey !== focusedTurnKey && ctx.ready) {
+    focusedTurnKey = turnKey;
+    focusPicker();
+  }
 }
 
 /** Once per turn of yours: scroll the least that brings your controls on screen, with their margin. */
@@ -83,6 +88,14 @@ function bringIntoView(turnKey) {
     const smooth = !window.matchMedia("(prefers-reduced-motion: reduce)").matches;
     actions.scrollIntoView({ block: "end", behavior: smooth ? "smooth" : "auto" });
   }
+}
+
+/** Your turn began: the keyboard focus goes to the chosen face, unless you are typing (the chat). */
+function focusPicker() {
+  const active = document.activeElement;
+  if (active instanceof HTMLElement && active.matches("input, textarea, select, [contenteditable]")) return;
+  const chosen = document.querySelector('#faces .face-btn[aria-checked="true"]:not(:disabled)');
+  (chosen ?? byId("bid-btn")).focus({ preventScroll: true });
 }
 
 class BidPicker {
