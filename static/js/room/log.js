@@ -92,7 +92,7 @@ export function render(state, ctx) {
   byId("away-line").textContent = away.length > 0 && state.phase === "playing" ? awayText(away) : "";
   const box = byId("log");
   const bids = round ? round.bids : [];
-  box.hidden = state.phase === "lobby" || (entries.length === 0 && bids.length === 0);
+  box.hidden = state.phase === "lobby"; // also while empty: the sound and notice toggles live here
   if (box.hidden) return;
   const atEnd = list.scrollTop + list.clientHeight >= list.scrollHeight - 4;
   fill(

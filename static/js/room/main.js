@@ -27,6 +27,7 @@ import * as log from "./log.js";
 import * as lobby from "./lobby.js";
 import * as picker from "./picker.js";
 import * as playerlist from "./playerlist.js";
+import * as reactions from "./reactions.js";
 import * as reveal from "./reveal.js";
 import * as seats from "./seats.js";
 import * as status from "./status.js";
@@ -66,6 +67,7 @@ function context() {
     reveal: page.reveal,
     act,
     say: (text) => send({ type: "chat", text }),
+    send,
     join,
     leave,
     comeBack,
@@ -75,11 +77,12 @@ function context() {
     showReveal: (result) => page.reveal === null && startReveal(result),
     placesFor,
     eliminated: log.eliminated,
+    rounds: log.rounds,
   };
 }
 
 // Drawn on every state, in this order (the end card before the picker measures the page).
-const VIEWS = [lobby, seats, table, playerlist, end, picker, calls, log, chat, tools, alerts];
+const VIEWS = [lobby, seats, table, playerlist, end, picker, calls, log, chat, reactions, tools, alerts];
 
 const conn = new Connection(roomId, { hello, onMessage, onStatus });
 const placesFor = savedPlaces((gameId) => {
@@ -123,6 +126,9 @@ function onMessage(msg) {
       break;
     case "error":
       receiveError(msg.code);
+      break;
+    case "reaction":
+      reactions.show(msg);
       break;
     case "notice":
       status.notice(String(msg.text ?? ""));
@@ -310,7 +316,7 @@ function comeBack() {
 
 // --- Start -----------------------------------------------------------------------------------
 
-for (const view of [status, lobby, picker, calls, reveal, end, chat, log, tools, alerts]) view.mount(context());
+for (const view of [status, lobby, picker, calls, reveal, end, chat, reactions, log, tools, alerts]) view.mount(context());
 setInterval(() => table.renderTimer(page.state, context()), 250);
 if (!seatToken(roomId) && takeJoinWish(roomId) && savedName()) page.joining = savedName();
 page.leftSeat = !seatToken(roomId) && tokenSetAside(roomId) !== null;

@@ -5,6 +5,7 @@ import { bidChip } from "../dice.js";
 import { countLine, outcomeText, revealRows } from "../result.js";
 import { t, tNodes } from "../i18n.js";
 import { namer } from "./people.js";
+import { play } from "./sounds.js";
 
 let shown = null; // the round result on screen, or null
 
@@ -51,6 +52,7 @@ export function render(state, ctx) {
   bar.style.animationDuration = `${ctx.revealMs}ms`;
   bar.classList.add("run");
   byId("reveal-next").focus({ preventScroll: true });
+  play("reveal");
 }
 
 /** "Anna calls dudo!", "You call calza!", "The bot calls dudo for you!" */

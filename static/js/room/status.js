@@ -47,6 +47,6 @@ function showFatal(code) {
   byId("fatal-text").textContent = info.text;
   byId("fatal-retry").hidden = !info.retry;
   byId("fatal").hidden = false;
-  for (const id of ["lobby", "table", "chat", "log"]) byId(id).hidden = true;
+  for (const id of ["lobby", "table", "chat", "log", "reactions"]) byId(id).hidden = true;
   byId("fatal").focus?.();
 }

@@ -5,8 +5,11 @@ import { byId, fill, h } from "../dom.js";
 import { bidChip, dieSvg } from "../dice.js";
 import { n, percent, t } from "../i18n.js";
 import { nameOf, player } from "./people.js";
+import { play } from "./sounds.js";
 
 const awaySince = new Map(); // seat -> local time (ms) it was first seen disconnected
+const SHAKE_MS = 700;
+let shownRound; // the round number on screen (null: none; undefined: nothing drawn yet)
 
 export function render(state) {
   byId("table").hidden = state.phase === "lobby";
@@ -18,6 +21,7 @@ export function render(state) {
   renderPalifico(state, playing);
   renderCenter(state, playing);
   renderMe(state);
+  rollIn(state, playing);
   for (const p of state.players) {
     const away = !p.connected && !p.bot && !p.out && playing;
     if (!away) awaySince.delete(p.seat);
@@ -111,6 +115,23 @@ function renderMe(state) {
   );
 }
 
+/**
+ * A new round: the dice shake in their cups (CSS, none under prefers-reduced-motion) and the
+ * roll sounds. Not for the round a page opens on.
+ */
+function rollIn(state, playing) {
+  const number = playing ? state.round.number : null;
+  const fresh = number !== null && shownRound !== undefined && number !== shownRound;
+  shownRound = number;
+  if (!fresh) return;
+  const board = byId("table");
+  board.classList.remove("rolling");
+  void board.offsetWidth; // restart the animation
+  board.classList.add("rolling");
+  setTimeout(() => board.classList.remove("rolling"), SHAKE_MS);
+  play("roll");
+}
+
 function clock(seconds) {
   return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
 }
@@ -128,11 +149,22 @@ export function renderTimer(state, ctx) {
     timer.hidden = true;
     return;
   }
-  const left = Math.max(0, Math.ceil(deadline - (Date.now() / 1000 + ctx.clockOffset)));
+  const remaining = Math.max(0, deadline - (Date.now() / 1000 + ctx.clockOffset));
+  const left = Math.ceil(remaining);
+  renderTurnBar(remaining / (state.settings.turn_seconds || 1));
   timer.hidden = false;
   timer.textContent = clock(left);
   timer.classList.toggle("low", left <= 5);
   timer.setAttribute("aria-label", n("{count} second left", "{count} seconds left", left));
+}
+
+/** The acting seat's bar: the share of its turn's time still left (0..1). */
+function renderTurnBar(share) {
+  const fill = document.querySelector("#players .turn-bar-fill");
+  if (!fill) return;
+  const clamped = Math.min(1, Math.max(0, share));
+  fill.style.transform = `scaleX(${clamped.toFixed(3)})`;
+  fill.classList.toggle("low", clamped < 0.25);
 }
 
 /** "Waiting for Eve to reconnect · 0:07": elapsed, since the grace's length is not sent. */

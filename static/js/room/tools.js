@@ -1,7 +1,7 @@
 // The table's top bar: Leave (the chat button beside it is chat.js) and how many watch; the
 // line that tells a spectator they are watching (and one who left their seat that they may
 // take it back); links out of a running game ask first.
-import { byId } from "../dom.js";
+import { byId, fill } from "../dom.js";
 import { n, t } from "../i18n.js";
 import { player } from "./people.js";
 
@@ -38,10 +38,29 @@ export function render(state, ctx) {
   back.disabled = !ctx.online;
 }
 
-/** "👁 3": how many watch, said in full to screen readers; nothing while nobody watches. */
+/** An eye and how many watch, said in full to screen readers; nothing while nobody watches. */
 function renderWatchers(count) {
   const box = byId("watchers");
   box.hidden = count === 0;
-  box.textContent = `👁 ${count}`;
   box.setAttribute("aria-label", n("{count} watching", "{count} watching", count));
+  if (box.dataset.count === String(count)) return;
+  box.dataset.count = String(count);
+  fill(box, eyeSvg(), String(count));
+}
+
+const SVG = "http://www.w3.org/2000/svg";
+
+function eyeSvg() {
+  const svg = document.createElementNS(SVG, "svg");
+  svg.setAttribute("viewBox", "0 0 24 16");
+  svg.setAttribute("class", "eye");
+  svg.setAttribute("aria-hidden", "true");
+  const lid = document.createElementNS(SVG, "path");
+  lid.setAttribute("d", "M1 8 C5 1 19 1 23 8 C19 15 5 15 1 8 Z");
+  const pupil = document.createElementNS(SVG, "circle");
+  pupil.setAttribute("cx", "12");
+  pupil.setAttribute("cy", "8");
+  pupil.setAttribute("r", "3.5");
+  svg.append(lid, pupil);
+  return svg;
 }
