@@ -190,7 +190,8 @@ def test_three_players_play_a_whole_game(
                 "() => document.getElementById('room').dataset.phase === 'playing'"
             )
             assert len(player.my_dice()) == 5
-            assert player.page.is_hidden("#end") and player.page.is_hidden("#log")
+            assert player.page.is_hidden("#end")
+            assert player.page.locator("#log-list li").count() == 0  # the new game's log
         assert not any(p.page_errors for p in players), [p.page_errors for p in players]
     finally:
         for player in players:
