@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import Browser, BrowserContext, Page, ViewportSize, WebSocket
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 PHONE: ViewportSize = {"width": 360, "height": 640}
 TIMEOUT_MS = 15_000
@@ -155,3 +156,11 @@ def call(player: Player, which: str) -> None:
     """Dudo or Calza as a person makes it: press and hold the button until it sends."""
     player.page.locator(f"#{which}-btn").scroll_into_view_if_needed()
     hold(player.page, f"#{which}-btn")
+
+
+def close_reveal(player: Player) -> None:
+    """Next on the reveal, unless the sheet closed by itself meanwhile (it stays a few seconds)."""
+    try:
+        player.page.click("#reveal-next", timeout=1500)
+    except PlaywrightTimeoutError:
+        assert not player.revealing(), f"{player.name}: the reveal stays and Next cannot be clicked"

@@ -11,7 +11,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser
 
-from tests.browser.helpers import Player, call, wait_for_answer
+from tests.browser.helpers import Player, call, close_reveal, wait_for_answer
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -219,7 +219,7 @@ def play_to_the_end(players: list[Player], room_id: str, screenshots: Path) -> N
                     assert_fits_phone(anna, "reveal")
                     anna.shot(screenshots, "3-reveal")
                     shots.add("reveal")
-                player.page.click("#reveal-next")
+                close_reveal(player)
         if all(p.phase() == "finished" and not p.revealing() for p in players):
             assert refreshed and calzas > 0
             return
