@@ -113,6 +113,7 @@ def test_timer_bar_reactions_sounds_shake_and_the_summary(
             calza_won = sum(r["gainer"] == seat for r in calzas)
             cells = row.locator("td").all_inner_texts()
             assert cells == [f"{dudo_won} of {len(dudos)}", f"{calza_won} of {len(calzas)}"]
+        assert anna.page.is_hidden("#me")  # no empty tray of dice under the winner's card
         for size in SIZES:
             resize(anna, size)
             assert sideways(anna) == [], label(size)

@@ -103,11 +103,11 @@ function rollOff(state) {
   );
 }
 
-/** Your dice (hidden for spectators). */
+/** Your dice (hidden for spectators, and once the game is over: no dice are in play then). */
 function renderMe(state) {
   const you = state.you.seat === null ? null : player(state, state.you.seat);
-  byId("me").hidden = you === null;
-  if (you === null) return;
+  byId("me").hidden = you === null || state.phase !== "playing";
+  if (byId("me").hidden) return;
   const dice = [...state.you.dice].sort((a, b) => a - b);
   fill(
     byId("my-dice"),
