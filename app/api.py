@@ -14,7 +14,7 @@ from pydantic import BaseModel
 from app import metrics
 from app.deps import GamesDep, RegistryDep, SettingsDep
 from app.protocol import RoomSettings
-from app.rooms.frames import room_info
+from app.rooms.messages import room_info
 from app.rooms.registry import ELSEWHERE
 
 router = APIRouter()

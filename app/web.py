@@ -10,12 +10,12 @@ from typing import Any
 
 import segno
 from fastapi import APIRouter, Request
-from fastapi.responses import HTMLResponse
+from fastapi.responses import FileResponse, HTMLResponse
 from fastapi.templating import Jinja2Templates
 from jinja2 import Environment, FileSystemLoader
 
 from app import i18n
-from app.paths import TEMPLATES_DIR
+from app.paths import STATIC_DIR, TEMPLATES_DIR
 
 # Pages load only local scripts and styles; inline SVG (dice, QR) needs no img-src.
 CONTENT_SECURITY_POLICY = (
@@ -23,6 +23,8 @@ CONTENT_SECURITY_POLICY = (
     "connect-src 'self' ws: wss:; object-src 'none'; base-uri 'none'; "
     "frame-ancestors 'none'; form-action 'self'"
 )
+# The offline worker runs under its own script's policy: it only fetches from this server.
+WORKER_POLICY = "default-src 'none'; connect-src 'self'"
 
 environment = Environment(
     loader=FileSystemLoader(TEMPLATES_DIR), autoescape=True, extensions=["jinja2.ext.i18n"]
@@ -101,7 +103,7 @@ def games(request: Request) -> HTMLResponse:
 
 @router.get("/games/{game_id}")
 def replay(request: Request, game_id: str) -> HTMLResponse:
-    """Step through one saved game round by round, every die shown."""
+    """Step through one saved game bid by bid, every die shown."""
     return render(request, "replay.html", game_id=game_id)
 
 
@@ -109,3 +111,20 @@ def replay(request: Request, game_id: str) -> HTMLResponse:
 def rules(request: Request) -> HTMLResponse:
     """How to play, as this server plays it: one page per language, written for its players."""
     return render(request, f"rules/{page_language(request)}.html")
+
+
+@router.get("/offline")
+def offline(request: Request) -> HTMLResponse:
+    """What the service worker shows for a page it never saved while there is no connection."""
+    return render(request, "offline.html")
+
+
+@router.get("/sw.js", include_in_schema=False)
+def service_worker() -> FileResponse:
+    """The offline worker (static/sw.js), served from the root: a worker controls only the
+    pages under its own path, and the table is at /r/...; no-cache, so a new one is seen."""
+    return FileResponse(
+        STATIC_DIR / "sw.js",
+        media_type="text/javascript",
+        headers={"Cache-Control": "no-cache", "Content-Security-Policy": WORKER_POLICY},
+    )

@@ -21,13 +21,22 @@ from app.engine.game import (
     Game,
     GameEnded,
     GameSettings,
+    Options,
+    PlacedBid,
     RoundEnded,
+    RoundResult,
     RoundStarted,
     RuleCode,
     RuleError,
 )
 from app.engine.odds import chance_holds, odds_view
-from app.engine.snapshot import game_from_dict, game_to_dict
+from app.engine.snapshot import (
+    game_from_dict,
+    game_to_dict,
+    strict_bool,
+    strict_int,
+    strict_optional_int,
+)
 from app.engine.view import lobby_you, no_legal, player_view, table_view, you_view
 from app.engine.wire import (
     BidView,
@@ -63,11 +72,14 @@ __all__ = [
     "GameView",
     "LegalView",
     "OddsView",
+    "Options",
+    "PlacedBid",
     "PlayerPublic",
     "RevealView",
     "RollView",
     "RoundEnded",
     "RoundRecordView",
+    "RoundResult",
     "RoundResultView",
     "RoundStarted",
     "RoundView",
@@ -84,6 +96,9 @@ __all__ = [
     "no_legal",
     "odds_view",
     "player_view",
+    "strict_bool",
+    "strict_int",
+    "strict_optional_int",
     "table_view",
     "you_view",
 ]

@@ -32,7 +32,6 @@ RuleCode = Literal[
     "not_your_turn", "illegal_bid", "no_bid", "calza_not_allowed", "game_not_running"
 ]
 RULE_CODES: tuple[RuleCode, ...] = get_args(RuleCode)
-ErrorCode = RuleCode  # the old name, still imported by app/protocol.py; use RuleCode
 
 
 Refusal = tuple[RuleCode, str]  # a RuleError's code and message, before it is raised

@@ -2,47 +2,14 @@
 
 `table_view` is what everyone may know (no unrevealed die in it); `you_view` adds the one
 seat's own dice, options and odds, and is the only place a hidden die leaves the engine.
-The shapes are the TypedDicts of `app.engine.wire`, re-exported here.
+The shapes are the TypedDicts of `app.engine.wire`.
 """
 
 from __future__ import annotations
 
 from app.engine.game import NO_OPTIONS, Game, Options
 from app.engine.odds import odds_view
-from app.engine.wire import (
-    BidView,
-    GameView,
-    LegalView,
-    OddsView,
-    PlayerPublic,
-    RevealView,
-    RollView,
-    RoundRecordView,
-    RoundResultView,
-    RoundView,
-    TableView,
-    YouView,
-)
-
-__all__ = [
-    "BidView",
-    "GameView",
-    "LegalView",
-    "OddsView",
-    "PlayerPublic",
-    "RevealView",
-    "RollView",
-    "RoundRecordView",
-    "RoundResultView",
-    "RoundView",
-    "TableView",
-    "YouView",
-    "lobby_you",
-    "no_legal",
-    "player_view",
-    "table_view",
-    "you_view",
-]
+from app.engine.wire import GameView, LegalView, RoundView, TableView, YouView
 
 
 def player_view(game: Game, seat: int | None, *, odds: bool = False) -> GameView:

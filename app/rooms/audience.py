@@ -4,11 +4,13 @@ are)."""
 
 from __future__ import annotations
 
-from app.engine.game import PlacedBid
+from app.engine import PlacedBid
 from app.protocol import CloseCode
 from app.rooms.frames import ResultJson, YouJson, bid_frames, state_frames
 from app.rooms.ports import Connection
+from app.rooms.seats import Seat, Seats
 from app.rooms.state import RoomState
+from app.rooms.turns import TurnClock
 
 
 class Audience:
@@ -46,6 +48,28 @@ class Audience:
         elif events is not None:
             self._you_sent.pop(conn, None)
 
+    def arrive(self, conn: Connection, seat: Seat | None, *, events: bool) -> None:
+        """`conn` said hello for `seat` (None: it watches); an older connection on the seat
+        is superseded."""
+        if seat is not None:
+            if seat.conn is not None:
+                self.remove(seat.conn)
+                seat.conn.close(CloseCode.SUPERSEDED)
+            seat.conn = conn
+        self.sit(conn, seat.number if seat else None, events=events)
+
+    def depart(self, conn: Connection, seats: Seats, now: float) -> bool:
+        """`conn` went away (False: it had already been superseded); its seat stays, shown
+        offline since `now`."""
+        if conn not in self._seats:
+            return False
+        number = self.remove(conn)
+        seat = seats.get(number) if number is not None else None
+        if seat is not None and seat.conn is conn:
+            seat.conn = None
+            seat.disconnected_at = now
+        return True
+
     def remove(self, conn: Connection) -> int | None:
         """Forget `conn`; the seat it played, if any."""
         self._you_sent.pop(conn, None)
@@ -79,16 +103,17 @@ class Audience:
     def send_states(
         self,
         state: RoomState,
+        turns: TurnClock,
         *,
-        turn_deadline: float | None,
-        now: float,
         bid: PlacedBid | None = None,
         only: Connection | None = None,
     ) -> None:
         """A fresh `state` to every connection, or, when the change was only `bid`, a bid
-        event to those that take them; `only`: to that connection alone (`sync`)."""
+        event to those that take them; `only`: to that connection alone (`sync`). `turns`
+        says when the turn timer runs out."""
+        turn_deadline, now = turns.deadline, turns.now()
         viewers = self._seats if only is None else {only: self._seats[only]}
-        frames: dict[Connection, str] = {}
+        frames: dict[Connection, str] | None = None
         if bid is not None and self._you_sent:
             takers = {conn: seat for conn, seat in viewers.items() if conn in self._you_sent}
             frames = bid_frames(
@@ -101,18 +126,17 @@ class Audience:
             )
             viewers = {conn: seat for conn, seat in viewers.items() if conn not in frames}
         if viewers:
-            frames.update(
-                state_frames(
-                    state,
-                    turn_deadline=turn_deadline,
-                    now=now,
-                    viewers=viewers,
-                    spectators=self.spectators,
-                    result_json=self._result_json,
-                    you_json=self._you_json,
-                    you_sent=self._you_sent,
-                )
+            states = state_frames(
+                state,
+                turn_deadline=turn_deadline,
+                now=now,
+                viewers=viewers,
+                spectators=self.spectators,
+                result_json=self._result_json,
+                you_json=self._you_json,
+                you_sent=self._you_sent,
             )
+            frames = states if frames is None else {**frames, **states}
         announced = self._take_announced() if only is None else []
-        for conn, frame in frames.items():
+        for conn, frame in (frames or {}).items():
             conn.send(*announced, frame)

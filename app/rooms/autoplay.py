@@ -13,13 +13,21 @@ import logging
 import random
 from dataclasses import dataclass
 
-from app.engine import Bid, Calza, Dudo, Game, GameView, player_view
-from app.engine.bot import BotLevel, choose_action, maybe_calza
-from app.engine.game import Action
+from app.engine import (
+    Action,
+    Bid,
+    BotLevel,
+    Calza,
+    Dudo,
+    GameView,
+    choose_action,
+    maybe_calza,
+    player_view,
+)
 from app.protocol import AutoplayReason
-from app.rooms.seats import Seat, Seats
+from app.rooms.seats import Seat
 from app.rooms.state import RoomState
-from app.rooms.turns import Due
+from app.rooms.turns import Due, calza_candidates
 
 logger = logging.getLogger(__name__)
 
@@ -66,30 +74,6 @@ def calza_move(state: RoomState, rng: random.Random) -> Move | None:
         except Exception:
             logger.exception("the bot's calza decision failed for seat %d", seat.number)
     return None
-
-
-def calza_candidates(game: Game, seats: Seats) -> list[Seat]:
-    """Bot-played seats that may call calza on the standing bid, clockwise from its bidder."""
-    round_ = game.round
-    if round_ is None or round_.standing is None:
-        return []
-    automated = [seat for seat in seats if seat.automated]
-    if not automated:
-        return automated  # people only, all at the table: nobody to ask
-    bidder = round_.standing.seat
-    automated.sort(key=lambda seat: (seat.number <= bidder, seat.number))
-    return [seat for seat in automated if game.options(seat.number).calza]
-
-
-def person_may_calza(game: Game, seats: Seats) -> bool:
-    """A connected person, playing their own seat, may call calza on the standing bid now."""
-    round_ = game.round
-    if round_ is None or round_.standing is None or not game.settings.calza:
-        return False
-    return any(
-        not seat.automated and seat.conn is not None and game.options(seat.number).calza
-        for seat in seats
-    )
 
 
 def reason(seat: Seat, due: Due) -> AutoplayReason:

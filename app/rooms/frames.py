@@ -1,5 +1,5 @@
-"""What a room's frames say: each connection's `state` or bid event, and the frames every
-connection shares (`audience` delivers them).
+"""What each connection of a room is sent after a change: its `state`, or its bid event
+(`audience` delivers them; `messages` are the frames everyone shares).
 
 `state_frames` and `bid_frames` are the one place the room's game reaches a connection: the
 public part comes from the engine's `table_view` and is encoded once per broadcast; only `you`
@@ -13,36 +13,24 @@ from collections.abc import Mapping, MutableMapping
 
 import orjson
 
-from app.engine import Bid, Dudo, Game
-from app.engine.game import Action, Options, PlacedBid, RoundResult
-from app.engine.view import PlayerPublic, lobby_you, table_view, you_view
+from app.engine import (
+    Game,
+    Options,
+    PlacedBid,
+    PlayerPublic,
+    RoundResult,
+    lobby_you,
+    table_view,
+    you_view,
+)
 from app.protocol import (
     AutoplayedMarks,
-    AutoplayedMessage,
-    AutoplayReason,
-    BidAction,
     BidEventPublic,
-    CallAction,
-    Emoji,
     PlayerEntry,
-    RoomInfo,
     StatePublic,
-    WelcomeMessage,
-    encode,
 )
 from app.rooms.ports import Connection
-from app.rooms.seats import Seat
 from app.rooms.state import CALL, RoomState
-
-
-def room_info(state: RoomState) -> RoomInfo:
-    """`GET /api/rooms/{room_id}`: no dice, no tokens."""
-    return {
-        "room_id": state.room_id,
-        "phase": state.phase,
-        "players": [{"seat": s.number, "name": s.name, "bot": s.bot} for s in state.seats],
-        "settings": state.settings.view,
-    }
 
 
 class YouJson:
@@ -158,13 +146,16 @@ def state_frames(
     if marks is not None:
         shared["autoplayed"] = marks
     head = orjson.dumps(shared)[:-1].decode() + ',"you":'
-    yous = _yous(game, viewers, you_json, odds=settings.odds)
+    yous: dict[int | None, str] = {}
     frames: dict[Connection, str] = {}
     for conn, seat_number in viewers.items():
-        you = yous[seat_number]
+        you = yous.get(seat_number)
+        if you is None:
+            you = yous[seat_number] = _you(game, seat_number, you_json, odds=settings.odds)
         frames[conn] = head + you + "}"
-        if conn in you_sent:
-            you_sent[conn] = you
+    if you_sent:
+        for conn in you_sent.keys() & frames.keys():
+            you_sent[conn] = yous[viewers[conn]]
     return frames
 
 
@@ -196,10 +187,12 @@ def bid_frames(
         event["autoplayed"] = by
     encoded = orjson.dumps(event).decode()
     bare, head = encoded, encoded[:-1] + ',"you":'
-    yous = _yous(game, viewers, you_json, odds=state.settings.odds)
+    yous: dict[int | None, str] = {}
     frames: dict[Connection, str] = {}
     for conn, seat_number in viewers.items():
-        you = yous[seat_number]
+        you = yous.get(seat_number)
+        if you is None:
+            you = yous[seat_number] = _you(game, seat_number, you_json, odds=state.settings.odds)
         if you_sent.get(conn) == you:
             frames[conn] = bare
         else:
@@ -208,67 +201,11 @@ def bid_frames(
     return frames
 
 
-def _yous(
-    game: Game | None, viewers: Mapping[Connection, int | None], you_json: YouJson, *, odds: bool
-) -> dict[int | None, str]:
-    """Each viewing seat's `you`, encoded once however many connections view it."""
-    yous: dict[int | None, str] = {}
-    for seat_number in viewers.values():
-        if seat_number not in yous:
-            yous[seat_number] = (
-                you_json.of(game, seat_number, odds=odds)
-                if game is not None
-                else orjson.dumps(lobby_you(seat_number)).decode()
-            )
-    return yous
-
-
-def welcome_frame(room_id: str, seat: Seat | None) -> str:
-    """The answer to a hello: the seat and its token (both None for a spectator), and the
-    moves the server's bot made for that seat while it had no connection, if any."""
-    number, token = (seat.number, seat.token) if seat else (None, None)
-    welcome: WelcomeMessage = {
-        "type": "welcome",
-        "room_id": room_id,
-        "seat": number,
-        "token": token,
-    }
-    if seat is not None and seat.missed:
-        welcome["autoplayed"] = list(seat.missed)
-    return encode(welcome)
-
-
-def round_result_frame(result: RoundResult) -> str:
-    return encode({"type": "round_result", **result.to_dict()})
-
-
-def history_frame(game: Game) -> str:
-    """Every finished round of `game`, oldest first, for a page that (re)connects."""
-    return encode(
-        {"type": "history", "rounds": [record.result.to_dict() for record in game.rounds]}
-    )
-
-
-def reaction_frame(seat: int | None, emoji: Emoji) -> str:
-    return encode({"type": "reaction", "seat": seat, "emoji": emoji})
-
-
-def notice_frame(text: str) -> str:
-    return encode({"type": "notice", "text": text})
-
-
-def chat_frame(seat: Seat, text: str) -> str:
-    return encode({"type": "chat", "seat": seat.number, "name": seat.name, "text": text})
-
-
-def autoplayed_message(seat: int, reason: AutoplayReason, action: Action) -> AutoplayedMessage:
-    """A move the server's bot made for a person."""
-    shown: BidAction | CallAction
-    if isinstance(action, Bid):
-        shown = {"type": "bid", "quantity": action.quantity, "face": action.face}
-    else:
-        shown = {"type": "dudo" if isinstance(action, Dudo) else "calza"}
-    return {"type": "autoplayed", "seat": seat, "reason": reason, "action": shown}
+def _you(game: Game | None, seat: int | None, you_json: YouJson, *, odds: bool) -> str:
+    """`seat`'s `you`, encoded (in the lobby: no dice, nothing to do)."""
+    if game is None:
+        return orjson.dumps(lobby_you(seat)).decode()
+    return you_json.of(game, seat, odds=odds)
 
 
 def _lobby_player(seat: int) -> PlayerPublic:

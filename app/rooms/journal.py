@@ -18,9 +18,7 @@ from typing import Any
 import orjson
 
 from app import metrics
-from app.engine import Bid, Calza, Dudo, Game
-from app.engine.game import Action
-from app.engine.snapshot import strict_int
+from app.engine import Action, Bid, Calza, Dudo, Game, strict_int
 from app.rooms.dice import RecordedDice
 from app.rooms.persistence import decode_room, encode_room
 from app.rooms.ports import Encoded, Entry, JournalStore

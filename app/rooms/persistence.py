@@ -10,9 +10,8 @@ from __future__ import annotations
 import random
 from typing import Any, get_args
 
-from app.engine import BOT_LEVELS
-from app.engine.snapshot import game_from_dict, game_to_dict, strict_bool, strict_int
-from app.engine.snapshot import strict_optional_int as optional_int
+from app.engine import BOT_LEVELS, game_from_dict, game_to_dict, strict_bool, strict_int
+from app.engine import strict_optional_int as optional_int
 from app.protocol import AutoplayReason, RoomSettings
 from app.rooms.seats import Seat, Seats
 from app.rooms.state import Marks, RoomState

@@ -159,7 +159,7 @@ class Registry:
             for room in self._rooms.values()
             if (
                 room.state.phase == "lobby"
-                and room.connections == 0
+                and len(room.audience) == 0
                 and now - room.last_change >= self._lobby_ttl
             )
             or (room.state.phase == "finished" and now - room.last_change >= self._finished_ttl)

@@ -1,8 +1,7 @@
 """One room: the lock, the dispatch of client messages, and the one path by which every move
 reaches the game (boardgame.io's master). Every message and timer runs under the lock, in
-arrival order; a rejected message raises `ProtocolError` before anything changes. The room's
-lasting state is its `RoomState`; see also `seats`, `autoplay`, `turns`, `audience`, `frames`
-and `journal`."""
+arrival order; a rejected message raises `ProtocolError` before anything changes. Its lasting
+state is its `RoomState`."""
 
 from __future__ import annotations
 
@@ -11,10 +10,9 @@ import random
 from functools import partial
 
 from app import protocol as wire
-from app.engine import Bid, Calza, Event, GameEnded, RoundEnded, RuleError
-from app.engine.game import Action, PlacedBid
+from app.engine import Action, Bid, Event, GameEnded, PlacedBid, RoundEnded, RuleError
 from app.protocol import CloseCode, ProtocolError
-from app.rooms import autoplay, frames
+from app.rooms import autoplay, messages
 from app.rooms.audience import Audience
 from app.rooms.clock import Scheduler
 from app.rooms.dice import SecureDice
@@ -26,10 +24,9 @@ from app.rooms.turns import TurnClock, TurnKey
 
 
 class Room:
-    """A table: the lobby, then a game, then back to the lobby for a rematch.
-
-    `Room(state)` is a new room or a restored one alike: nobody connected, its timers armed
-    from now. Its dice are its game's, or `rng` in the lobby."""
+    """A table: the lobby, then a game, then back to the lobby for a rematch. `Room(state)`
+    is a new room or a restored one: nobody connected, timers armed from now, and its dice
+    its game's (or `rng` in the lobby)."""
 
     def __init__(
         self,
@@ -48,7 +45,7 @@ class Room:
         self.last_change = scheduler.now()
         self.closed = False
         self._config = config or RoomConfig()
-        self._audience = Audience(self._config.room_sockets)
+        self.audience = Audience(self._config.room_sockets)  # read-only outside the room
         self._scheduler = scheduler
         self._saver = GameSaver(store, state.room_id)
         self._rng = state.game.rng if state.game is not None else rng or SecureDice()
@@ -56,15 +53,7 @@ class Room:
         self._turns = TurnClock(
             scheduler, self._config, self._rng, on_turn=self._turn_due, on_calza=self._calza_due
         )
-        self._rearm()
-
-    @property
-    def connections(self) -> int:
-        return len(self._audience)
-
-    @property
-    def spectators(self) -> int:
-        return self._audience.spectators
+        self._turns.follow(state)
 
     # ----- entry points (each takes the lock) ----------------------------------------------
 
@@ -74,29 +63,24 @@ class Room:
         async with self.lock:
             if self.closed:  # dropped from the registry after this socket found it
                 return conn.close(CloseCode.UNKNOWN_ROOM)
-            if not isinstance(message, wire.Resume) and self._audience.full:
+            if not isinstance(message, wire.Resume) and self.audience.full:
                 return conn.close(CloseCode.TRY_AGAIN_LATER)  # a seat's owner always gets in
             state = self.state
             seat = state.seats.for_hello(message, state.game is not None, state.settings)
-            if seat is not None:
-                if seat.conn is not None:  # resumed: the older socket goes
-                    self._audience.remove(seat.conn)
-                    seat.conn.close(CloseCode.SUPERSEDED)
-                seat.conn = conn
-            self._audience.sit(conn, seat.number if seat else None, events=message.events)
-            conn.send(frames.welcome_frame(self.room_id, seat))
+            self.audience.arrive(conn, seat, events=message.events)
+            conn.send(messages.welcome_frame(self.room_id, seat))
             if seat is not None:
                 seat.missed = ()
             if state.game is not None:
-                conn.send(frames.history_frame(state.game))
+                conn.send(messages.history_frame(state.game))
             self._changed(lasting=seat is not None)
 
     async def receive(self, conn: Connection, message: wire.RoomMessage) -> None:
         """Apply one message from a connection that said hello; ProtocolError if refused."""
         async with self.lock:
-            if conn not in self._audience:
+            if conn not in self.audience:
                 return  # superseded by a newer connection on its seat; being closed
-            seat = self._audience.seat_of(conn)
+            seat = self.audience.seat_of(conn)
             state = self.state
             match message:
                 case wire.Join() | wire.Resume() | wire.Watch():
@@ -104,56 +88,50 @@ class Room:
                 case wire.Chat(text=text):
                     if seat is None:
                         raise ProtocolError("not_joined", "Only seated players may chat.")
-                    self._audience.broadcast(frames.chat_frame(state.seats[seat], text))
+                    self.audience.broadcast(messages.chat_frame(state.seats[seat], text))
                     return
                 case wire.React(emoji=emoji):
-                    self._audience.broadcast(frames.reaction_frame(seat, emoji))
+                    self.audience.broadcast(messages.reaction_frame(seat, emoji))
                     return
                 case wire.Sync():
-                    return self._send_states(only=conn)
+                    return self.audience.send_states(state, self._turns, only=conn)
                 case wire.BidMessage() | wire.DudoMessage() | wire.CalzaMessage():
-                    return self._play(seat, message)
+                    return self._apply(state.person_move(seat, message), message.action())
                 case wire.Leave():
                     if seat is None:
                         raise ProtocolError("not_joined", "You hold no seat.")
-                    self._audience.sit(conn, None)
+                    self.audience.sit(conn, None)
                     in_game = state.game is not None
                     state.seats.leave(seat, in_game=in_game, now=self._scheduler.now())
                 case wire.Rematch():
-                    self._as_host(seat, "finished")
+                    state.require_host(seat, "finished")
                     state.rematch()
                 case wire.Start():
-                    self._as_host(seat, "lobby")
+                    state.require_host(seat, "lobby")
                     state.start(self._rng)
                 case wire.SettingsChange():
-                    self._as_host(seat, "lobby")
+                    state.require_host(seat, "lobby")
                     state.change_settings(message.changes())
                 case wire.AddBot(level=level):
-                    self._as_host(seat, "lobby")
+                    state.require_host(seat, "lobby")
                     state.seats.seat_bot(level, state.settings.max_players, self._rng)
                 case wire.Kick(seat=number):
-                    self._as_host(seat, "lobby")
+                    state.require_host(seat, "lobby")
                     kicked = state.seats.kick(number).conn
                     if kicked is not None:
-                        self._audience.sit(kicked, None)  # it watches on
+                        self.audience.sit(kicked, None)  # it watches on
             self._changed()
 
     async def disconnect(self, conn: Connection) -> None:
         """A socket went away: the seat stays, shown offline (the bot may step in later)."""
         async with self.lock:
-            if conn not in self._audience:
-                return
-            number = self._audience.remove(conn)
-            seat = self.state.seats.get(number) if number is not None else None
-            if seat is not None and seat.conn is conn:
-                seat.conn = None
-                seat.disconnected_at = self._scheduler.now()
-            self._changed(lasting=False)
+            if self.audience.depart(conn, self.state.seats, self._scheduler.now()):
+                self._changed(lasting=False)
 
     async def notice(self, text: str) -> None:
         """The operator's `notice` to everyone at this table."""
         async with self.lock:
-            self._audience.broadcast(frames.notice_frame(text))
+            self.audience.broadcast(messages.notice_frame(text))
 
     async def close(
         self, code: CloseCode = CloseCode.GOING_AWAY, notice: str | None = None
@@ -164,50 +142,19 @@ class Room:
             self.closed = True
             self._turns.close()
             if notice is not None:
-                self._audience.broadcast(frames.notice_frame(notice))
-            self._audience.close_all(code)
+                self.audience.broadcast(messages.notice_frame(notice))
+            self.audience.close_all(code)
         await self.settle()
 
     async def settle(self) -> None:
-        """Wait for background work (saving a finished game) to finish."""
+        """Wait until no finished game of this room is being saved."""
         await self._saver.settle()
 
     def record(self) -> None:
         """Record this room's last change in the journal: the action it was, or a snapshot."""
         self._recorder.record(self.state)
 
-    def _as_host(self, number: int | None, phase: wire.Phase) -> None:
-        """Host commands: only the host sends them, and only in `phase`."""
-        if number is None or number != self.state.seats.host:
-            raise ProtocolError("not_host", "Only the host may do that.")
-        current = self.state.phase
-        if current != phase:
-            code: wire.ErrorCode = "game_not_running" if current == "lobby" else "game_in_progress"
-            raise ProtocolError(code, f"Not now: the room is {current}.")
-
     # ----- moves: a person's and the server's, through one path ----------------------------
-
-    def _play(
-        self, number: int | None, message: wire.BidMessage | wire.DudoMessage | wire.CalzaMessage
-    ) -> None:
-        """A person's move, checked as the protocol asks before the rules see it."""
-        action = message.action()
-        game = self.state.game
-        if game is None:
-            raise ProtocolError("game_not_running", "The game has not started.")
-        if number is None:
-            if isinstance(action, Calza):
-                raise ProtocolError("calza_not_allowed", "Spectators may not call calza.")
-            raise ProtocolError("not_your_turn", "Spectators do not play.")
-        seen = getattr(message, "bid", None)
-        if seen is not None:
-            standing = game.round.standing if game.round is not None else None
-            if standing is None or (standing.bid.quantity, standing.bid.face) != (
-                seen.quantity,
-                seen.face,
-            ):
-                raise ProtocolError("bid_changed", "The bid you called on is no longer standing.")
-        self._apply(number, action)
 
     def _apply(
         self,
@@ -229,8 +176,8 @@ class Room:
         if by is None:
             self._recorder.played(number, action, game)
         else:  # recorded as a snapshot: the seat may have just gone over to the bot
-            message = frames.autoplayed_message(number, by, action)
-            self._audience.broadcast(wire.encode(message))
+            message = messages.autoplayed_message(number, by, action)
+            self.audience.broadcast(wire.encode(message))
             seat = self.state.seats[number]
             if seat.conn is None:
                 seat.missed += (message,)  # told on its return (`welcome`)
@@ -249,11 +196,10 @@ class Room:
             seat = self.state.seats[game.round.turn]
             due = self._turns.due(seat)
             if due is None:
-                return self._rearm()  # woke early
+                return self._turns.follow(self.state)  # woke early
             went_away = due == "away"
             if went_away:
-                seat.autoplay = True
-                seat.autoplay_since = self._scheduler.now()
+                seat.hand_to_bot(self._scheduler.now())
             move = autoplay.turn_move(self.state, seat, due, self._rng)
             self._apply(move.seat, move.action, move.by, shown_as_bid=not went_away)
 
@@ -270,14 +216,12 @@ class Room:
     # ----- after every change ----------------------------------------------------------------
 
     def _after(self, events: list[Event]) -> None:
-        """Announce what the events reveal (it goes out with the next states); a finished
-        game goes to the store."""
+        """A round's result goes out with the next states; a finished game to the store."""
         for event in events:
             if isinstance(event, RoundEnded):
-                self._audience.announce(frames.round_result_frame(event.result))
+                self.audience.announce(messages.round_result_frame(event.result))
             elif isinstance(event, GameEnded):
-                record = game_record(self.state)
-                self._saver.save(record, partial(self._saved, self.state.game_no))
+                self._saver.save(game_record(self.state), partial(self._saved, self.state.game_no))
 
     async def _saved(self, game_no: int, game_id: str) -> None:
         """Show the saved game's id, unless a rematch came first or the room is gone."""
@@ -295,33 +239,5 @@ class Room:
         if lasting:
             self.record()
         self.last_change = self._scheduler.now()
-        self._rearm()
-        self._send_states(bid=bid)
-
-    def _send_states(self, *, bid: PlacedBid | None = None, only: Connection | None = None) -> None:
-        self._audience.send_states(
-            self.state,
-            turn_deadline=self._turns.deadline,
-            now=self._scheduler.now(),
-            bid=bid,
-            only=only,
-        )
-
-    def _rearm(self) -> None:
-        """The turn clock for the seat to act, and the bots' calza decision on the new bid."""
-        state = self.state
-        game = state.game
-        if self.closed or game is None or game.round is None:
-            return self._turns.rearm(None, None, None, calza=False)
-        seat = state.seats[game.round.turn]
-        seconds = state.settings.turn_seconds
-        played_for = seat.automated or seat.conn is None or seconds is not None
-        self._turns.rearm(
-            TurnKey(state.game_no, game.round.number, len(game.round.bids)),
-            seat,
-            seconds,
-            calza=bool(autoplay.calza_candidates(game, state.seats)),
-            hold=bool(self._config.calza_window)
-            and played_for
-            and autoplay.person_may_calza(game, state.seats),
-        )
+        self._turns.follow(self.state)
+        self.audience.send_states(self.state, self._turns, bid=bid)

@@ -8,7 +8,7 @@ import secrets
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from app.engine.bot import BotLevel
+from app.engine import BotLevel
 from app.protocol import AutoplayedMessage, Hello, Join, ProtocolError, Resume, RoomSettings, Watch
 from app.rooms.ports import Connection
 
@@ -37,6 +37,11 @@ class Seat:
     @property
     def bot(self) -> bool:
         return self.token is None
+
+    def hand_to_bot(self, now: float) -> None:
+        """The person stayed away past the grace: the server's bot plays the seat from now."""
+        self.autoplay = True
+        self.autoplay_since = now
 
     @property
     def automated(self) -> bool:

@@ -11,15 +11,24 @@ import random
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from app.engine import Bid, Event, Game
-from app.engine.game import Action
-from app.protocol import AutoplayReason, Phase, ProtocolError, RoomSettings
+from app.engine import Action, Bid, Event, Game
+from app.protocol import (
+    AutoplayReason,
+    BidMessage,
+    CalzaMessage,
+    DudoMessage,
+    ErrorCode,
+    Phase,
+    ProtocolError,
+    RoomSettings,
+)
 from app.rooms.seats import Seats
 
 # The moves the server's bot made for a person, by (round number, the bid's place in the
 # round, or CALL for the dudo or calza that ended it), so every page reads them as the bot's.
 Marks = dict[tuple[int, int], AutoplayReason]
 CALL = -1
+MoveMessage = BidMessage | DudoMessage | CalzaMessage
 
 
 def utc_now() -> str:
@@ -47,6 +56,32 @@ class RoomState:
             return "lobby"
         return "finished" if self.game.finished else "playing"
 
+    def require_host(self, number: int | None, phase: Phase) -> None:
+        """Host commands: only the host sends them, and only in `phase`."""
+        if number is None or number != self.seats.host:
+            raise ProtocolError("not_host", "Only the host may do that.")
+        if self.phase != phase:
+            code: ErrorCode = "game_not_running" if self.phase == "lobby" else "game_in_progress"
+            raise ProtocolError(code, f"Not now: the room is {self.phase}.")
+
+    def person_move(self, number: int | None, message: MoveMessage) -> int:
+        """The seat a person's move is for, once the protocol's checks pass (the rules'
+        come when it is played): a game runs, the sender holds a seat, and a call names the
+        standing bid if it names one."""
+        game = self.game
+        if game is None:
+            raise ProtocolError("game_not_running", "The game has not started.")
+        if number is None:
+            if isinstance(message, CalzaMessage):
+                raise ProtocolError("calza_not_allowed", "Spectators may not call calza.")
+            raise ProtocolError("not_your_turn", "Spectators do not play.")
+        seen = None if isinstance(message, BidMessage) else message.bid
+        if seen is not None:
+            standing = game.round.standing if game.round is not None else None
+            if standing is None or standing.bid != Bid(seen.quantity, seen.face):
+                raise ProtocolError("bid_changed", "The bid you called on is no longer standing.")
+        return number
+
     def play(self, seat: int, action: Action, by: AutoplayReason | None = None) -> list[Event]:
         """Apply `action` of `seat` to the game: the one place a move reaches the engine
         (a person's, the bot's, and the journal's replay alike). `by`: why the server's bot
@@ -56,11 +91,9 @@ class RoomState:
             raise ProtocolError("game_not_running", "The game has not started.")
         round_ = game.round
         events = game.apply(seat, action)
-        move = None
-        if round_ is not None:
-            move = (round_.number, len(round_.bids) - 1 if isinstance(action, Bid) else CALL)
-        if by is not None and move is not None:
-            self.marks[move] = by
+        if by is not None and round_ is not None:
+            move = len(round_.bids) - 1 if isinstance(action, Bid) else CALL
+            self.marks[round_.number, move] = by
         return events
 
     def start(self, rng: random.Random) -> None:

@@ -12,9 +12,11 @@ from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import Literal, NamedTuple
 
+from app.engine import Game
 from app.rooms.clock import Scheduler, Timer
 from app.rooms.ports import RoomConfig
-from app.rooms.seats import Seat
+from app.rooms.seats import Seat, Seats
+from app.rooms.state import RoomState
 
 CALZA_THOUGHT = 0.5  # bots weigh a calza after this share of their think time
 
@@ -30,6 +32,30 @@ class TurnKey(NamedTuple):
 
 Due = Literal["bot", "timer", "away"]  # why the seat to act is played for now
 Wake = Callable[[TurnKey], Awaitable[None]]
+
+
+def calza_candidates(game: Game, seats: Seats) -> list[Seat]:
+    """Bot-played seats that may call calza on the standing bid, clockwise from its bidder."""
+    round_ = game.round
+    if round_ is None or round_.standing is None:
+        return []
+    automated = [seat for seat in seats if seat.automated]
+    if not automated:
+        return automated  # people only, all at the table: nobody to ask
+    bidder = round_.standing.seat
+    automated.sort(key=lambda seat: (seat.number <= bidder, seat.number))
+    return [seat for seat in automated if game.options(seat.number).calza]
+
+
+def person_may_calza(game: Game, seats: Seats) -> bool:
+    """A connected person, playing their own seat, may call calza on the standing bid now."""
+    round_ = game.round
+    if round_ is None or round_.standing is None or not game.settings.calza:
+        return False
+    return any(
+        not seat.automated and seat.conn is not None and game.options(seat.number).calza
+        for seat in seats
+    )
 
 
 async def _asleep(key: TurnKey) -> None:
@@ -62,6 +88,7 @@ class TurnClock:
         self._jitter = 0.0
         self._calza_weighed: TurnKey | None = None
         self._timers: list[Timer] = []
+        self._closed = False
 
     def now(self) -> float:
         return self._scheduler.now()
@@ -74,7 +101,30 @@ class TurnClock:
     def close(self) -> None:
         """Cancel the timers and let go of the callbacks (they hold the room's autoplayer)."""
         self.cancel()
+        self._closed = True
         self._on_turn = self._on_calza = _asleep
+
+    def follow(self, state: RoomState) -> None:
+        """After every change of the room: the timer for the seat to act (with the calza
+        window while a person may call calza on a bot-played turn), and the bots' calza
+        decision on a new bid."""
+        game = state.game
+        if self._closed:
+            return
+        if game is None or game.round is None:
+            return self.rearm(None, None, None, calza=False)
+        seat = state.seats[game.round.turn]
+        seconds = state.settings.turn_seconds
+        played_for = seat.automated or seat.conn is None or seconds is not None
+        self.rearm(
+            TurnKey(state.game_no, game.round.number, len(game.round.bids)),
+            seat,
+            seconds,
+            calza=bool(calza_candidates(game, state.seats)),
+            hold=bool(self._config.calza_window)
+            and played_for
+            and person_may_calza(game, state.seats),
+        )
 
     def rearm(
         self,

@@ -1,6 +1,6 @@
-"""The compose file and the image, read as text (no Docker engine on these machines): the
-services, ports and profile are there, and the scale profile mounts the nginx config the
-cluster tests run."""
+"""The compose file and the image, read as text: the services, ports and profile are there,
+the scale profile mounts the nginx config the cluster tests run, and the base images default
+to the public ones (test_docker.py runs them with Docker)."""
 
 from __future__ import annotations
 
@@ -55,3 +55,16 @@ def test_the_image_is_built_from_wheels_runs_as_a_user_and_checks_its_health() -
     assert "pip install -e" not in dockerfile
     assert re.search(r"^USER perudo$", dockerfile, re.MULTILINE)
     assert "HEALTHCHECK" in dockerfile and "/healthz" in dockerfile
+
+
+def test_the_base_images_are_variables_that_default_to_the_public_images() -> None:
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    assert "ARG PYTHON_IMAGE=python:3.11-slim" in dockerfile
+    assert re.findall(r"^FROM (\S+)", dockerfile, re.MULTILINE) == ["${PYTHON_IMAGE}"] * 2
+    services = compose()["services"]
+    for app in ("app", "app1", "app2"):
+        assert services[app]["build"]["args"] == {
+            "PYTHON_IMAGE": "${PYTHON_IMAGE:-python:3.11-slim}"
+        }
+    assert services["db"]["image"] == "${POSTGRES_IMAGE:-postgres:16-alpine}"
+    assert services["nginx"]["image"] == "${NGINX_IMAGE:-nginx:1.27-alpine}"

@@ -55,7 +55,7 @@ def apply_event(state: Frame, event: Frame) -> Frame:
         bids = applied["round"]["bids"]
         applied["autoplayed"] = {
             "bids": [None] * (len(bids) - 1) + [event["autoplayed"]],
-            "calls": [],
+            "calls": [None] * (applied["round"]["number"] - 1),  # the rounds before
         }
     return applied
 
@@ -137,7 +137,7 @@ class Twins:
 
 
 @settings(
-    max_examples=25,
+    max_examples=60,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )

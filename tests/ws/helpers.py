@@ -10,8 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+import pytest
 from fastapi.testclient import TestClient
 from starlette.testclient import WebSocketTestSession
+from starlette.websockets import WebSocketDisconnect
 
 from app.config import Settings
 from app.limits import RateLimits
@@ -145,3 +147,11 @@ def play_to_end(clients: list[Client], rng: random.Random) -> Message:
         if client.state["game_id"] is None:
             client.next_state()
     return clients[0].state
+
+
+def close_code(client: Client) -> int:
+    """Read until the server closes; the close code."""
+    with pytest.raises(WebSocketDisconnect) as closed:
+        while True:
+            client.recv()
+    return closed.value.code
