@@ -18,7 +18,7 @@ export const CLOSE = Object.freeze({
   SUPERSEDED: 4000, // this seat was resumed by a newer connection
   UNKNOWN_ROOM: 4404, // no room has this id
   HELLO_TIMEOUT: 4408, // no hello in time
-  ROOM_CLOSED: 4410, // the server's host closed the room (a notice said so first)
+  ROOM_CLOSED: 4410, // the server's operator closed the room
 });
 
 /** Closes after which reconnecting would be wrong: the page stops and says why. */
@@ -38,7 +38,7 @@ export const CLOSE_TEXT = Object.freeze({
   },
   [CLOSE.ROOM_CLOSED]: {
     title: t("Room closed"),
-    text: t("The server's host closed this room."),
+    text: t("The server's operator closed this room. Start a new one to play on."),
     retry: false,
   },
 });
@@ -58,6 +58,7 @@ const ERROR_TEXT = Object.freeze({
   illegal_bid: t("That bid is not allowed right now."),
   no_bid: t("Too late: the round is already over."),
   calza_not_allowed: t("You cannot call calza right now."),
+  bid_changed: t("Too late: the bid changed before your call arrived."),
   rate_limited: t("Easy there: too many clicks at once."),
 });
 
