@@ -29,7 +29,7 @@ from app.rooms import AsyncioScheduler, Registry, RoomConfig, Scheduler
 from app.rooms.journal import Journal
 from app.rooms.ownership import RENEW_SECONDS, Ownership
 from app.web import admin, api, pages, players, security, ws
-from app.web.limits import RateLimits
+from app.web.limits import CreationLimiter, RateLimits
 
 SWEEP_EVERY_SECONDS = 30.0
 
@@ -124,7 +124,7 @@ def create_app(
     app = FastAPI(title="perudo", lifespan=lifespan)
     app.state.settings = settings
     app.state.rate_limits = rate_limits or RateLimits()
-    app.state.creations = api.CreationLimiter()
+    app.state.creations = CreationLimiter()
     # Drained from the console: stop as SIGTERM does (uvicorn stops cleanly, leases freed).
     app.state.stop_instance = lambda: signal.raise_signal(signal.SIGTERM)
     if settings.origins():

@@ -31,8 +31,9 @@ from app.db.console import ConsoleRepository, Order
 from app.rooms import Registry
 from app.rooms.ownership import RENEW_SECONDS
 from app.rooms.registry import ELSEWHERE
-from app.web.api import Detail, same_secret
 from app.web.deps import RegistryDep, SettingsDep
+from app.web.limits import same_secret
+from app.web.models import Detail
 from app.web.pages import render
 
 logger = logging.getLogger(__name__)

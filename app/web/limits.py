@@ -1,7 +1,10 @@
-"""What a client connection may do: the Origin rule and the per-connection rate limit."""
+"""Who may do what, and how often: the Origin rule, the per-connection rate limit, the rooms an
+address may create a minute, and the comparison of a secret (an invite code, the operator's
+token) that does not tell how close a guess was."""
 
 from __future__ import annotations
 
+import hmac
 import time
 from collections import deque
 from collections.abc import Callable
@@ -60,3 +63,49 @@ class RateLimiter:
         while self._refusals and self._refusals[0] <= horizon:
             self._refusals.popleft()
         return len(self._refusals) >= self._limits.flood
+
+
+CREATION_WINDOW = 60.0  # seconds: PERUDO_ROOMS_PER_MINUTE counts creations within it
+
+
+class CreationLimiter:
+    """Rooms created per client address within the last minute (PERUDO_ROOMS_PER_MINUTE).
+
+    Only the last minute's creations are held: an address whose creations are all older is
+    forgotten, so the addresses seen over a server's life do not pile up.
+    """
+
+    def __init__(self) -> None:
+        self._created: dict[str, deque[float]] = {}  # per address, oldest first
+        self._order: deque[tuple[float, str]] = deque()  # every address's, oldest first
+
+    def __len__(self) -> int:
+        """Addresses with a creation in the last minute."""
+        return len(self._created)
+
+    def retry_after(self, address: str, per_minute: int) -> int | None:
+        """Seconds until `address` may create a room, or None (and, under a limit, the creation
+        is counted)."""
+        now = time.monotonic()
+        self._forget_before(now - CREATION_WINDOW)
+        if not per_minute:
+            return None
+        times = self._created.setdefault(address, deque())
+        if len(times) >= per_minute:
+            return max(1, int(times[0] + CREATION_WINDOW - now + 1))
+        times.append(now)
+        self._order.append((now, address))
+        return None
+
+    def _forget_before(self, start: float) -> None:
+        while self._order and self._order[0][0] <= start:
+            _, address = self._order.popleft()
+            times = self._created[address]
+            times.popleft()
+            if not times:
+                del self._created[address]
+
+
+def same_secret(given: str | None, expected: str) -> bool:
+    """Whether `given` is the secret `expected`, in a time that does not tell how close it was."""
+    return given is not None and hmac.compare_digest(given.encode(), expected.encode())

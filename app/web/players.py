@@ -13,8 +13,8 @@ from fastapi.responses import HTMLResponse
 from pydantic import BaseModel
 
 from app.db.stats import Sort
-from app.web.api import DATABASE_AWAY, MAX_OFFSET
 from app.web.deps import StatsDep
+from app.web.models import DATABASE_AWAY, MAX_OFFSET
 from app.web.pages import render
 
 router = APIRouter()

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from app.web import api
+from app.web import limits
 from tests.ws.helpers import Client, running_app, settings_for
 
 CODE = "tapas-at-eight"
@@ -47,13 +47,13 @@ def test_an_open_server_ignores_a_code_and_still_checks_the_settings(tmp_path: P
 
 def test_the_code_is_compared_in_constant_time(monkeypatch: pytest.MonkeyPatch) -> None:
     compared: list[tuple[bytes, bytes]] = []
-    real = api.hmac.compare_digest
+    real = limits.hmac.compare_digest
 
     def spy(given: bytes, expected: bytes) -> bool:
         compared.append((given, expected))
         return real(given, expected)
 
-    monkeypatch.setattr(api.hmac, "compare_digest", spy)
-    assert api.same_secret(CODE, CODE) and not api.same_secret("tapas", CODE)
-    assert not api.same_secret(None, CODE)
+    monkeypatch.setattr(limits.hmac, "compare_digest", spy)
+    assert limits.same_secret(CODE, CODE) and not limits.same_secret("tapas", CODE)
+    assert not limits.same_secret(None, CODE)
     assert compared == [(CODE.encode(), CODE.encode()), (b"tapas", CODE.encode())]

@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 from httpx2 import Response
 
 from app.config import Settings
-from app.web import api
+from app.web import limits
 from tests.ws.helpers import Client, running_app, settings_for
 
 pytestmark = pytest.mark.timeout(60)
@@ -92,8 +92,8 @@ def test_an_address_is_forgotten_once_its_last_minute_is_over(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     now = [1000.0]
-    monkeypatch.setattr(api.time, "monotonic", lambda: now[0])
-    limiter = api.CreationLimiter()
+    monkeypatch.setattr(limits.time, "monotonic", lambda: now[0])
+    limiter = limits.CreationLimiter()
     for host in range(100):
         assert limiter.retry_after(f"198.51.100.{host}", 2) is None
     assert limiter.retry_after("198.51.100.0", 2) is None
@@ -101,7 +101,7 @@ def test_an_address_is_forgotten_once_its_last_minute_is_over(
     assert len(limiter) == 100
     now[0] += 30
     assert limiter.retry_after("198.51.100.0", 2) == 31  # its first two are still in the window
-    now[0] += api.CREATION_WINDOW
+    now[0] += limits.CREATION_WINDOW
     assert limiter.retry_after("203.0.113.7", 2) is None
     assert len(limiter) == 1  # the hundred others are gone, not kept with empty windows
 
