@@ -16,7 +16,7 @@ from app.db.migrate import upgrade
 from app.db.session import make_engine
 from app.logs import log_config
 from app.protocol import MAX_FRAME_BYTES
-from app.transport import HttpProtocol, SansIOProtocol
+from app.web.transport import HttpProtocol, SansIOProtocol
 
 WS_MAX_QUEUE = 4
 GIL_SWITCH_SECONDS = 0.001

@@ -26,6 +26,8 @@ class Settings(BaseSettings):
     room_sockets: int = Field(32, ge=1)
     rooms_per_minute: int = Field(30, ge=0)  # per client address; 0 = no limit
     max_rooms: int = Field(10_000, ge=1)
+    create_code: str = ""  # set: creating a room needs it (invite-only); joining never does
+    admin_token: str = ""  # set: the operator's console at /admin and /api/admin/ is on
 
     def origins(self) -> frozenset[str]:
         """`allowed_origins` as a set of exact origins (comma-separated, no trailing slash)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import signal
 import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -15,19 +16,21 @@ from fastapi.staticfiles import StaticFiles
 from sqlalchemy.exc import OperationalError
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app import api, devices, garbage, metrics, security, stats, web, ws
+from app import garbage, metrics
 from app.config import Settings
 from app.db.claims import ClaimsRepository
+from app.db.console import ConsoleRepository
 from app.db.leases import LeaseRepository
 from app.db.migrate import upgrade
 from app.db.repository import GameRepository
 from app.db.session import make_engine
 from app.db.stats import StatsRepository
-from app.limits import RateLimits
 from app.paths import STATIC_DIR
 from app.rooms import AsyncioScheduler, Registry, RoomConfig, Scheduler
 from app.rooms.journal import Journal
 from app.rooms.ownership import RENEW_SECONDS, Ownership
+from app.web import admin, api, devices, pages, players, security, ws
+from app.web.limits import CreationLimiter, RateLimits
 
 SWEEP_EVERY_SECONDS = 30.0
 
@@ -99,12 +102,17 @@ def create_app(
         app.state.stats = StatsRepository(engine)
         app.state.claims = ClaimsRepository(engine)
         app.state.registry = registry
+        app.state.console = console = ConsoleRepository(engine)
         background = [
             asyncio.create_task(_sweep_forever(registry)),
             asyncio.create_task(journal.run()),
             asyncio.create_task(_hold_forever(registry)),
             asyncio.create_task(garbage.collect_young_forever()),
         ]
+        if settings.admin_token:
+            stop = lambda: app.state.stop_instance()  # noqa: E731 (tests replace it)
+            obeying = admin.obey_forever(registry, console, settings.instance, stop)
+            background.append(asyncio.create_task(obeying))
         try:
             yield
         finally:
@@ -118,7 +126,9 @@ def create_app(
     app = FastAPI(title="perudo", lifespan=lifespan)
     app.state.settings = settings
     app.state.rate_limits = rate_limits or RateLimits()
-    app.state.creations = api.CreationLimiter()
+    app.state.creations = CreationLimiter()
+    # Drained from the console: stop as SIGTERM does (uvicorn stops cleanly, leases freed).
+    app.state.stop_instance = lambda: signal.raise_signal(signal.SIGTERM)
     if settings.origins():
         app.add_middleware(
             CORSMiddleware,
@@ -130,10 +140,11 @@ def create_app(
     security.install(app)
     app.add_exception_handler(OperationalError, api.database_away)
     app.include_router(api.router)
-    app.include_router(stats.router)
+    app.include_router(admin.router)
+    app.include_router(players.router)
     app.include_router(devices.router)
     app.include_router(ws.router)
-    app.include_router(web.router)
+    app.include_router(pages.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     return app
 
@@ -146,10 +157,11 @@ async def _sweep_forever(registry: Registry) -> None:
 
 
 async def _hold_forever(registry: Registry) -> None:
-    """Renew this instance's room leases, handing over the rooms another instance wants."""
+    """Renew this instance's room leases, handing over the rooms another instance wants (the
+    first heartbeat at once, so the console lists an instance from its start)."""
     while True:
-        await asyncio.sleep(RENEW_SECONDS)
         try:
             await registry.hold()
         except Exception:  # the database is away: the leases are renewed when it is back
             logger.exception("could not renew the room leases")
+        await asyncio.sleep(RENEW_SECONDS)

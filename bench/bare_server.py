@@ -15,6 +15,11 @@ moves a toy round on (a bid raises the standing bid and passes the turn, `dudo`/
 next round, `start`/`rematch` put the room in play). The `state` carries the fields the client
 reads: `seq`, `phase`, `host`, `round.number/turn/bid` and `you.seat/legal`. Nothing is
 validated and the game never ends: this measures plumbing, not rules.
+
+A socket whose hello says `"events": true` gets the fan-out of PROTOCOL.md's bid events
+instead: after a bid, one `bid` event encoded once for the room, with `you` added only for the
+seat that bid and the seat to act (the only ones whose `you` changes here); `sync` is answered
+with a `state` to that socket alone.
 """
 
 from __future__ import annotations
@@ -45,6 +50,7 @@ class BareRoom:
         self.room_id = room_id
         self.pad = pad  # appended to every state, to send frames of another size
         self.sockets: dict[WebSocket, int] = {}
+        self.events: set[WebSocket] = set()  # sockets whose hello opted in to bid events
         self.seq = 0
         self.phase = "lobby"
         self.number = 0
@@ -66,14 +72,14 @@ class BareRoom:
             face = message.get("face")
             if isinstance(quantity, int) and isinstance(face, int):
                 self.bid = {"quantity": quantity, "face": face, "seat": seat}
-            self.turn = (seat + 1) % SEATS
+            self.turn = (seat + 1) % max(len(self.sockets), 1)  # seats 0.. are taken in order
         elif kind in ("dudo", "calza"):
             self.number += 1
             self.turn = seat
             self.bid = None
 
-    def frame(self, seat: int) -> str:
-        """The personalised `state` for `seat` (about 150 bytes)."""
+    def you(self, seat: int) -> dict[str, Any]:
+        """What `seat` may do now: its part of a `state`, and of a `bid` event."""
         legal: dict[str, Any] = {"min_quantity": NO_FACES, "dudo": False, "calza": False}
         if self.phase == "playing" and seat == self.turn:
             least = self.bid["quantity"] + 1 if self.bid else 1
@@ -82,6 +88,10 @@ class BareRoom:
                 "dudo": self.bid is not None,
                 "calza": False,
             }
+        return {"seat": seat, "legal": legal}
+
+    def frame(self, seat: int) -> str:
+        """The personalised `state` for `seat` (about 150 bytes)."""
         state = {
             "type": "state",
             "seq": self.seq,
@@ -92,20 +102,41 @@ class BareRoom:
                 if self.phase == "playing"
                 else None
             ),
-            "you": {"seat": seat, "legal": legal},
+            "you": self.you(seat),
         }
         if self.pad:
             state["pad"] = self.pad
         return orjson.dumps(state).decode()
 
-    async def broadcast(self) -> None:
-        """One `state` to each socket of the room, written straight to the transport."""
+    def bid_frames(self, bidder: int) -> tuple[str, dict[int, str]]:
+        """The `bid` event just made, encoded once: without `you`, and with it for the two
+        seats whose `you` changed (the bidder's and the next turn's)."""
+        assert self.bid is not None
+        event = {"type": "bid", "seq": self.seq, **self.bid, "turn": self.turn}
+        head = orjson.dumps(event | {"turn_deadline": None}).decode()
+        changed = {
+            seat: f'{head[:-1]},"you":{orjson.dumps(self.you(seat)).decode()}}}'
+            for seat in {bidder, self.turn}
+        }
+        return head, changed
+
+    async def broadcast(self, bidder: int | None = None) -> None:
+        """One `state` to each socket of the room (after a bid by `bidder`, the `bid` event to
+        the sockets that opted in), written straight to the transport."""
         self.seq += 1
+        shared, changed = "", dict[int, str]()
+        if bidder is not None and self.events:
+            shared, changed = self.bid_frames(bidder)
         for websocket, seat in list(self.sockets.items()):
+            if shared and websocket in self.events:
+                frame = changed.get(seat, shared)
+            else:
+                frame = self.frame(seat)
             try:
-                await websocket.send_text(self.frame(seat))
+                await websocket.send_text(frame)
             except (WebSocketDisconnect, RuntimeError, OSError):
                 self.sockets.pop(websocket, None)
+                self.events.discard(websocket)
 
 
 def create_app(state_bytes: int = 0) -> FastAPI:
@@ -138,12 +169,14 @@ def create_app(state_bytes: int = 0) -> FastAPI:
             pass
         finally:
             room.sockets.pop(websocket, None)
+            room.events.discard(websocket)
 
     return app
 
 
 async def serve_socket(websocket: WebSocket, room: BareRoom) -> None:
-    """Read messages until the client goes; every one but `ping` fans a `state` out."""
+    """Read messages until the client goes; every one but `ping` and `sync` fans a `state`
+    (or a `bid` event) out."""
     seat: int | None = None
     while True:
         message = orjson.loads(await websocket.receive_text())
@@ -153,17 +186,23 @@ async def serve_socket(websocket: WebSocket, room: BareRoom) -> None:
         if kind == "ping":
             await websocket.send_text('{"type":"pong"}')
             continue
+        if kind == "sync" and seat is not None:
+            await websocket.send_text(room.frame(seat))
+            continue
         if seat is None:
             seat = room.free_seat()
             if seat is None:
                 await websocket.close(ROOM_FULL)
                 return
             room.sockets[websocket] = seat
+            if message.get("events") is True:
+                room.events.add(websocket)
             welcome = {"type": "welcome", "room_id": room.room_id, "seat": seat, "token": "-"}
             await websocket.send_text(orjson.dumps(welcome).decode())
+            await room.broadcast()
         else:
             room.advance(message, seat)
-        await room.broadcast()
+            await room.broadcast(seat if kind == "bid" else None)
 
 
 def main() -> None:

@@ -8,8 +8,8 @@ timed (from an action to the last of the six updates, as in `load.py`) for a win
 a window after one watcher socket in each of the first `--watched` rooms stops reading: a raw
 socket with a small receive buffer that says `watch` and never reads again. Those rooms play
 faster (`--watched-rate`), so their frames pile up: in the kernel's buffers, then uvicorn's,
-then the server's bounded outbox (`app.ws.OUTBOX_LIMIT` frames), and the server closes the
-socket with 1008. Reported: the other rooms' latency in both windows, the server's RSS before,
+then the server's bounded outbox (`app.web.transport.OUTBOX_LIMIT` frames), and the server closes
+the socket with 1008. Reported: the other rooms' latency in both windows, the server's RSS before,
 at its highest during the second window and after, and how many deaf sockets got the 1008
 (it exits with an error unless all did).
 """

@@ -32,6 +32,12 @@ Modes (each bounded in count and time; every socket goes to 127.0.0.1 only):
 A player plays by `you.legal` only: calza now and then when it is open to it, dudo a third of
 the time when it may (always when no bid is left), else the least bid on a random open face.
 When a game ends the host sends `rematch`, then `start` if the room went back to the lobby.
+
+`--events`: every player opts in to bid events (PROTOCOL.md) and applies each `bid` to its
+last `state`, asking for a `sync` on a `seq` gap; the bare stack then fans a bid out in the same
+shape. `--players 2 --bids-only`: rooms of two that only bid (the least bid on the lowest
+open face; dudo only when no bid is left), a workload any other Perudo server can be driven
+with, so the same comparison can be made against it.
 """
 
 from __future__ import annotations
@@ -96,6 +102,22 @@ def progress(state: Message) -> Key:
     bid = round_.get("bid")
     standing = None if bid is None else (bid["quantity"], bid["face"], bid["seat"])
     return (state["phase"], round_["number"], standing)
+
+
+def apply_bid(state: Message, event: Message) -> None:
+    """Make `state` the one a `bid` event stands for (PROTOCOL.md, "Bid events"), in place:
+    the bid with its seat standing and appended, the turn and its deadline, `seq`, and `you`
+    when the event carries one. (The bare stack's round has no `bids`.)"""
+    round_ = state["round"]
+    bid = {"quantity": event["quantity"], "face": event["face"], "seat": event["seat"]}
+    round_["bid"] = bid
+    if "bids" in round_:
+        round_["bids"].append(bid)
+    round_["turn"] = event["turn"]
+    round_["turn_deadline"] = event["turn_deadline"]
+    state["seq"] = event["seq"]
+    if "you" in event:
+        state["you"] = event["you"]
 
 
 def percentile(ordered: list[float], share: float) -> float:
@@ -367,6 +389,9 @@ class Tally:
     closed: Counter[int] = field(default_factory=Counter)
     frames: Counter[str] = field(default_factory=Counter)  # received, by type
     frame_bytes: Counter[str] = field(default_factory=Counter)
+    bids: int = 0  # bids answered on every socket of their room
+    bid_bytes: int = 0  # the frames those bids sent to their room's sockets, in all
+    gaps: int = 0  # `bid` events that did not follow the `seq` held: a `sync` was asked for
 
     def summary(self) -> dict[str, Any]:
         return {
@@ -374,6 +399,7 @@ class Tally:
             "errors": dict(self.errors),
             "lost": self.lost,
             "closed": dict(self.closed),
+            "gaps": self.gaps,
         }
 
 
@@ -384,6 +410,7 @@ class Pending:
     serial: int
     before: Key
     actor: Player
+    kind: str
     future: asyncio.Future[bool]
     seen: int = 0
     done_at: float = 0.0
@@ -392,10 +419,11 @@ class Pending:
 class Player(WSListener):
     """One seat's socket: keeps its newest `state` and reports frames to its table."""
 
-    def __init__(self, table: Table, name: str) -> None:
+    def __init__(self, table: Table, name: str, events: bool) -> None:
         super().__init__()
         self.table = table
         self.name = name
+        self.events = events  # opted in to `bid` events
         self.transport: WSTransport | None = None
         self.seat: int | None = None
         self.state: Message | None = None
@@ -415,7 +443,7 @@ class Player(WSListener):
             tally = self.table.tally
             tally.frames[message["type"]] += 1
             tally.frame_bytes[message["type"]] += len(payload)
-            self.table.receive(self, message)
+            self.table.receive(self, message, len(payload))
         elif kind is WSMsgType.CLOSE:
             self.table.tally.closed[frame.get_close_code().value] += 1
             transport.send_close(WSCloseCode.OK)
@@ -446,19 +474,34 @@ class Table:
     """One room as the players see it: seats its players, plays one action at a time, and
     times each action until the last of its sockets holds the result."""
 
-    def __init__(self, room_id: str, rng: random.Random, tally: Tally) -> None:
+    def __init__(
+        self, room_id: str, rng: random.Random, tally: Tally, events: bool, bids_only: bool
+    ) -> None:
         self.room_id = room_id
         self.rng = rng
         self.tally = tally
+        self.events = events
+        self.bids_only = bids_only
         self.players: list[Player] = []
         self.pending: Pending | None = None
         self.serial = 0
         self.broken = False
         self.last_done = 0.0
+        self.last_kind = ""  # the type of the last action `step` made
 
     # frames, called from the sockets' callbacks
-    def receive(self, player: Player, message: Message) -> None:
+    def receive(self, player: Player, message: Message, size: int) -> None:
         kind = message["type"]
+        if self.pending is not None and self.pending.kind == "bid":
+            self.tally.bid_bytes += size
+        if kind == "bid":
+            held = player.state
+            if held is None or message["seq"] != held["seq"] + 1:
+                self.tally.gaps += 1
+                player.send({"type": "sync"})  # its answer, a `state`, comes below
+                return
+            apply_bid(held, message)
+            message, kind = held, "state"
         if kind == "state":
             player.state = message
             if not player.ready.done():
@@ -499,10 +542,10 @@ class Table:
         async def one(index: int) -> None:
             name = f"P{index}"
             async with gate:
-                _, player = await ws_connect(lambda: Player(self, name), url)
+                _, player = await ws_connect(lambda: Player(self, name, self.events), url)
             assert isinstance(player, Player)
             self.players.append(player)
-            player.send({"type": "join", "name": name})
+            player.send({"type": "join", "name": name} | ({"events": True} if self.events else {}))
             await asyncio.wait_for(player.ready, ACTION_TIMEOUT)
 
         await asyncio.gather(*(one(i) for i in range(size)))
@@ -525,6 +568,8 @@ class Table:
             return host, {"type": "rematch"}
         if state["phase"] == "lobby":
             return host, {"type": "start"}
+        if self.bids_only:
+            return self.least_bid()
         callers = [p for p in self.players if p.state is not None and p.legal()["calza"]]
         if callers and self.rng.random() < CALZA_RATE:
             return self.rng.choice(callers), {"type": "calza"}
@@ -536,6 +581,19 @@ class Table:
         face = self.rng.choice(faces)
         return actor, {"type": "bid", "quantity": legal["min_quantity"][face - 1], "face": face}
 
+    def least_bid(self) -> tuple[Player, Message]:
+        """The bid that raises least: the least quantity on the lowest open face, aces last;
+        dudo only when no bid is left (so a round is as long as the dice allow)."""
+        state = self.players[0].state
+        assert state is not None
+        actor = self.by_seat(state["round"]["turn"])
+        least = actor.legal()["min_quantity"]
+        faces = [face for face, q in enumerate(least, 1) if q is not None]
+        if not faces:
+            return actor, {"type": "dudo"}
+        face = min(faces, key=lambda f: (f == 1, least[f - 1], f))
+        return actor, {"type": "bid", "quantity": least[face - 1], "face": face}
+
     async def act(self, actor: Player, message: Message) -> tuple[float, float] | None:
         """Send one action; (sent, done) once all sockets hold its result, None if refused
         or lost."""
@@ -545,7 +603,8 @@ class Table:
         assert actor.state is not None
         self.serial += 1
         future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
-        pending = Pending(self.serial, progress(actor.state), actor, future)
+        kind = message["type"]
+        pending = Pending(self.serial, progress(actor.state), actor, kind, future)
         self.pending = pending
         sent = now()
         actor.send(message)
@@ -558,20 +617,32 @@ class Table:
         if not ok:
             return None
         self.last_done = pending.done_at
+        if kind == "bid":
+            self.tally.bids += 1
         return sent, pending.done_at
 
     async def step(self) -> tuple[float, float] | None:
         actor, message = self.next_move()
-        self.tally.actions[message["type"]] += 1
+        self.last_kind = message["type"]
+        self.tally.actions[self.last_kind] += 1
         return await self.act(actor, message)
 
 
 async def seat_tables(
-    port: int, sizes: list[int], rng: random.Random, tally: Tally, start: bool
+    port: int,
+    sizes: list[int],
+    rng: random.Random,
+    tally: Tally,
+    start: bool,
+    opts: Options,
 ) -> list[Table]:
-    """Rooms of the given sizes, every player seated and, with `start`, the game started."""
+    """Rooms of the given sizes, every player seated (opted in to bid events or not, as
+    `opts` says) and, with `start`, the game started."""
     ids = await create_rooms(port, len(sizes))
-    tables = [Table(room_id, random.Random(rng.random()), tally) for room_id in ids]
+    tables = [
+        Table(room_id, random.Random(rng.random()), tally, opts.events, opts.bids_only)
+        for room_id in ids
+    ]
     gate = asyncio.Semaphore(CONNECT_PARALLEL)
     await asyncio.gather(*(t.seat(port, size, gate) for t, size in zip(tables, sizes, strict=True)))
     if start:
@@ -693,6 +764,9 @@ class Options:
     probes: int
     probe_interval: float
     bare_state_bytes: int = 0
+    events: bool = False  # every player opts in to bid events
+    players: int = 6  # seats of a room in play (the memory mode's lobbies stay six)
+    bids_only: bool = False  # players only bid (dudo when no bid is left)
 
 
 def client_cpu_seconds() -> float:
@@ -762,7 +836,9 @@ async def closed_loop(server: Server, opts: Options, tally: Tally) -> Result:
     """Every room acts again as soon as its last action's updates are in: the most actions per
     second the server sustains (with the generator's CPU use beside it, to show who limited)."""
     rng = random.Random(opts.seed)
-    tables = await seat_tables(server.port, [6] * opts.closed_rooms, rng, tally, start=True)
+    tables = await seat_tables(
+        server.port, [opts.players] * opts.closed_rooms, rng, tally, True, opts
+    )
     begin = now() + opts.warmup
     end = begin + opts.closed_seconds
     done: list[float] = []
@@ -784,6 +860,7 @@ async def closed_loop(server: Server, opts: Options, tally: Tally) -> Result:
     frames, actions = sum(tally.frames.values()), max(sum(tally.actions.values()), 1)
     return {
         "closed.state_bytes": tally.frame_bytes["state"] / max(tally.frames["state"], 1),
+        "closed.bid_bytes": tally.bid_bytes / max(tally.bids, 1),
         "closed.frames_per_action": frames / actions,
         "closed.throughput": count / seconds,
         "closed.server_cpu_us": 1e6 * cpu.server / max(count, 1),
@@ -796,22 +873,22 @@ async def closed_loop(server: Server, opts: Options, tally: Tally) -> Result:
 
 async def open_window(
     tables: list[Table], rate: float, begin: float, end: float, warmup: float
-) -> tuple[list[float], int, float]:
+) -> tuple[list[float], Counter[str], float]:
     """Each room acts on a fixed beat (together `rate` a second) from `begin` to `end`.
 
     Latency runs from the send, or from the planned time when the room was still busy then
     (so a slow server is not flattered by sending less: no coordinated omission). Returns the
-    latencies of actions planned after the warm-up, how many completed in that span, and the
-    worst lateness of the generator's own sends on idle rooms.
+    latencies of actions planned after the warm-up, how many of each type completed in that
+    span, and the worst lateness of the generator's own sends on idle rooms.
     """
     interval = len(tables) / rate
     measured_from = begin + warmup
     latencies: list[float] = []
-    completed = 0
+    completed: Counter[str] = Counter()
     late = 0.0
 
     async def play(table: Table, offset: float) -> None:
-        nonlocal completed, late
+        nonlocal late
         planned = begin + offset
         while planned < end and not table.broken:
             wait = planned - now()
@@ -826,7 +903,7 @@ async def open_window(
                     if not busy:
                         late = max(late, sent - planned)
                 if measured_from <= finished < end:
-                    completed += 1
+                    completed[table.last_kind] += 1
             planned += interval
 
     rng = random.Random(len(tables))
@@ -847,7 +924,9 @@ def latency_summary(prefix: str, latencies: list[float]) -> Result:
 async def open_loop(server: Server, opts: Options, tally: Tally) -> Result:
     """Latency at fixed offered rates, on the same rooms one rate after another."""
     rng = random.Random(opts.seed)
-    tables = await seat_tables(server.port, [6] * opts.open_rooms, rng, tally, start=True)
+    tables = await seat_tables(
+        server.port, [opts.players] * opts.open_rooms, rng, tally, True, opts
+    )
     result: Result = {}
     others = [0.0, 0.0]
     try:
@@ -860,14 +939,18 @@ async def open_loop(server: Server, opts: Options, tally: Tally) -> Result:
             )
             prefix = f"open.{rate}"
             result |= latency_summary(prefix, latencies)
-            result[f"{prefix}.achieved"] = completed / opts.open_seconds
-            result[f"{prefix}.server_cpu_us"] = 1e6 * cpu.server / max(completed, 1)
+            actions = sum(completed.values())
+            result[f"{prefix}.achieved"] = actions / opts.open_seconds
+            result[f"{prefix}.server_cpu_us"] = 1e6 * cpu.server / max(actions, 1)
+            result[f"{prefix}.server_cpu_per_bid_us"] = 1e6 * cpu.server / max(completed["bid"], 1)
+            result[f"{prefix}.bid_share"] = completed["bid"] / max(actions, 1)
             result[f"{prefix}.client_late_ms"] = 1000 * late
             others[0] += cpu.others_server_core
             others[1] += cpu.others_client_core
     finally:
         close_tables(tables)
     seconds = len(opts.rates) * opts.open_seconds
+    result["open.bid_bytes"] = tally.bid_bytes / max(tally.bids, 1)
     result["open.others_server_core"] = others[0] / seconds
     result["open.others_client_core"] = others[1] / seconds
     return result
@@ -876,7 +959,7 @@ async def open_loop(server: Server, opts: Options, tally: Tally) -> Result:
 async def memory(server: Server, opts: Options, tally: Tally) -> Result:
     """RSS growth per idle connection: players seated in lobbies of six, nothing moving."""
     rng = random.Random(opts.seed)
-    warm = await seat_tables(server.port, [6], rng, tally, start=False)
+    warm = await seat_tables(server.port, [6], rng, tally, False, opts)
     await asyncio.sleep(1.0)
     base = server.rss_bytes()
     tables: list[Table] = []
@@ -886,7 +969,7 @@ async def memory(server: Server, opts: Options, tally: Tally) -> Result:
         for count in sorted(opts.memory_counts):
             more = count - opened
             sizes = [6] * (more // 6) + ([more % 6] if more % 6 else [])
-            tables += await seat_tables(server.port, sizes, rng, tally, start=False)
+            tables += await seat_tables(server.port, sizes, rng, tally, False, opts)
             opened = count
             await asyncio.sleep(2.0)  # let the join broadcasts drain
             result[f"memory.{count}.kib_per_conn"] = (server.rss_bytes() - base) / count / 1024
@@ -898,7 +981,9 @@ async def memory(server: Server, opts: Options, tally: Tally) -> Result:
 async def stall(server: Server, opts: Options, tally: Tally) -> Result:
     """Many rooms in play at a modest rate, probed for the longest pause of the server."""
     rng = random.Random(opts.seed)
-    tables = await seat_tables(server.port, [6] * opts.stall_rooms, rng, tally, start=True)
+    tables = await seat_tables(
+        server.port, [opts.players] * opts.stall_rooms, rng, tally, True, opts
+    )
     try:
         probes = await open_probes(server.port, opts.probes)
         begin = now() + 1.0
@@ -915,7 +1000,7 @@ async def stall(server: Server, opts: Options, tally: Tally) -> Result:
     result = latency_summary("stall.action", latencies)
     result["stall.pause_max_ms"] = 1000 * ordered[-1] if ordered else math.nan
     result["stall.pause_p99_ms"] = 1000 * percentile(ordered, 0.99)
-    result["stall.achieved"] = completed / opts.stall_seconds
+    result["stall.achieved"] = sum(completed.values()) / opts.stall_seconds
     result["stall.client_lag_ms"] = 1000 * lag
     result["stall.server_cpu_share"] = cpu.server / opts.stall_seconds
     result["stall.others_server_core"] = cpu.others_server_core / opts.stall_seconds
@@ -957,11 +1042,17 @@ class Row:
     compare: bool = True
 
 
+def rooms_of(count: int, opts: Options) -> str:
+    """`200 rooms`, or `500 rooms of 2` when rooms in play are not of six."""
+    return f"{count} rooms" + ("" if opts.players == 6 else f" of {opts.players}")
+
+
 def rows(opts: Options) -> Iterator[Row]:
     if "closed" in opts.modes:
-        name = f"closed loop ({opts.closed_rooms} rooms)"
+        name = f"closed loop ({rooms_of(opts.closed_rooms, opts)})"
         yield Row("closed.throughput", f"{name}: throughput", "actions/s")
         yield Row("closed.server_cpu_us", f"{name}: server CPU per action", "µs")
+        yield Row("closed.bid_bytes", f"{name}: bytes sent per bid (all seats)", "B")
         yield Row("closed.state_bytes", f"{name}: bytes per `state` frame (mean)", "B")
         yield Row("closed.frames_per_action", f"{name}: frames sent per action", "frames", 1)
         yield Row("closed.server_cpu_share", f"{name}: server CPU busy", "cores", 2, False)
@@ -972,21 +1063,27 @@ def rows(opts: Options) -> Iterator[Row]:
         )
     if "open" in opts.modes:
         for rate in opts.rates:
-            name = f"open {rate}/s ({opts.open_rooms} rooms)"
+            name = f"open {rate}/s ({rooms_of(opts.open_rooms, opts)})"
             yield Row(f"open.{rate}.p50_ms", f"{name}: p50 latency", "ms", 2)
             yield Row(f"open.{rate}.p95_ms", f"{name}: p95 latency", "ms", 2)
             yield Row(f"open.{rate}.p99_ms", f"{name}: p99 latency", "ms", 2)
             yield Row(f"open.{rate}.max_ms", f"{name}: max latency", "ms", 1)
             yield Row(f"open.{rate}.server_cpu_us", f"{name}: server CPU per action", "µs")
+            if opts.bids_only:
+                yield Row(f"open.{rate}.server_cpu_per_bid_us", f"{name}: server CPU per bid", "µs")
+                yield Row(
+                    f"open.{rate}.bid_share", f"{name}: bids of all actions", "share", 3, False
+                )
             yield Row(f"open.{rate}.achieved", f"{name}: achieved", "actions/s")
-        name = f"open ({opts.open_rooms} rooms)"
+        name = f"open ({rooms_of(opts.open_rooms, opts)})"
+        yield Row("open.bid_bytes", f"{name}: bytes sent per bid (all seats)", "B")
         yield Row("open.others_server_core", f"{name}: others on server core", "cores", 2, False)
         yield Row("open.others_client_core", f"{name}: others on generator core", "cores", 2, False)
     if "memory" in opts.modes:
         for count in sorted(opts.memory_counts):
             yield Row(f"memory.{count}.kib_per_conn", f"idle, {count} conns: RSS", "KiB/conn", 1)
     if "stall" in opts.modes:
-        name = f"stall ({opts.stall_rooms} rooms, {opts.stall_rate:g}/s)"
+        name = f"stall ({rooms_of(opts.stall_rooms, opts)}, {opts.stall_rate:g}/s)"
         yield Row("stall.pause_max_ms", f"{name}: longest pause (probe)", "ms", 1)
         yield Row("stall.pause_p99_ms", f"{name}: probe p99", "ms", 1)
         yield Row("stall.action.p50_ms", f"{name}: action p50", "ms", 2)
@@ -1181,6 +1278,17 @@ def parse_args(argv: list[str] | None) -> tuple[Options, str | None]:
         help="pad the bare stack's states to about this size, e.g. 1700 (ours): the ratio "
         "against a bare stack that sends frames of our size (0: the bare stack as it is)",
     )
+    add(
+        "--events",
+        action="store_true",
+        help="every player opts in to bid events (and the bare stack fans bids out that way)",
+    )
+    add("--players", type=int, default=6, help="seats of each room in play, 2..6")
+    add(
+        "--bids-only",
+        action="store_true",
+        help="players only bid, the least raise each time (dudo when no bid is left)",
+    )
     add("--json", metavar="PATH", help="also write every run's figures as JSON ('-': stdout)")
     if parser.parse_args(argv).quick:
         parser.set_defaults(**QUICK)  # options given explicitly still win
@@ -1191,6 +1299,8 @@ def parse_args(argv: list[str] | None) -> tuple[Options, str | None]:
         parser.error(f"unknown modes: {sorted(unknown)}")
     if unknown := set(stacks) - {"real", "bare"}:
         parser.error(f"unknown stacks: {sorted(unknown)}")
+    if not 2 <= args.players <= 6:
+        parser.error("--players must be 2..6")
     client_cpu: int | None = None
     if args.client_cpu >= 0 and hasattr(os, "sched_setaffinity"):
         with contextlib.suppress(OSError):
@@ -1220,6 +1330,9 @@ def parse_args(argv: list[str] | None) -> tuple[Options, str | None]:
         probes=args.probes,
         probe_interval=args.probe_interval_ms / 1000,
         bare_state_bytes=args.bare_state_bytes,
+        events=args.events,
+        players=args.players,
+        bids_only=args.bids_only,
     )
     return opts, args.json
 
@@ -1247,6 +1360,8 @@ def main(argv: list[str] | None = None) -> None:
     print(
         f"\nmedians of {opts.rounds} round(s) per stack; ratio = this server / bare"
         + (f" (its states padded to ~{opts.bare_state_bytes} B)" if opts.bare_state_bytes else "")
+        + ("; every player opted in to bid events" if opts.events else "")
+        + ("; players only bid" if opts.bids_only else "")
         + "; "
         f"real server at {report['tree']}; {elapsed:.0f} s in all",
         file=out,

@@ -44,7 +44,6 @@ from sqlalchemy import Engine, create_engine, func, insert, select, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.pool import NullPool
 
-from app import stats
 from app.config import Settings
 from app.db import ratings
 from app.db.migrate import upgrade
@@ -53,6 +52,7 @@ from app.db.repository import GameRepository, new_game_id
 from app.db.session import make_engine
 from app.db.stats import RATING_COLUMNS, Calls, StatsRepository, name_key, recount, tally_calls
 from app.main import create_app
+from app.web import players as stats
 
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
 BATCH = 1000  # games per transaction

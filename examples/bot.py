@@ -1,6 +1,7 @@
 """A Perudo bot using only `websockets` and the standard library; it reads every move off
 `you.legal` (docs/protocol.md), so it never re-implements the rules. Usage:
-python examples/bot.py http://127.0.0.1:8000/r/abc123 Robot [--add-bot easy] [--start 2]
+python examples/bot.py http://127.0.0.1:8000/r/abc123 Robot [--add-bot easy] [--start 2] [--events]
+With `--events` it opts in to bid events: each `bid` is applied to the last `state`.
 """
 
 import argparse
@@ -46,6 +47,14 @@ def choose(state: Message) -> Message | None:
     return None if best is None else {"type": "bid", "quantity": best[1], "face": best[0]}
 
 
+def apply_bid(state: Message, event: Message) -> Message:
+    """The `state` a `bid` event stands for: the last one with the bid, the turn and `you`."""
+    bid = {"quantity": event["quantity"], "face": event["face"], "seat": event["seat"]}
+    round_ = state["round"] | {"bid": bid, "bids": [*state["round"]["bids"], bid]}
+    round_ |= {"turn": event["turn"], "turn_deadline": event["turn_deadline"]}
+    return state | {"seq": event["seq"], "round": round_, "you": event.get("you", state["you"])}
+
+
 class Bot:
     """One seat: answers each new `state`; as host it may add server bots and start."""
 
@@ -53,6 +62,7 @@ class Bot:
         self.ws, self.args, self.seat = ws, args, None
         self.state: Message = {}  # the newest `state`
         self.acted: tuple[int, int] | None = None  # (round, bids so far) we answered
+        self.events = 0  # `bid` events applied
 
     async def on_state(self, state: Message) -> Message | None:
         """Host chores, then the move to make in `state` unless we made it already."""
@@ -71,7 +81,10 @@ class Bot:
         return state["round"]["number"], len(state["round"]["bids"])
 
     async def run(self) -> int:
-        await self.ws.send(json.dumps({"type": "join", "name": self.args.name}))
+        hello = {"type": "join", "name": self.args.name} | (
+            {"events": True} if self.args.events else {}
+        )
+        await self.ws.send(json.dumps(hello))
         move: Message | None = None  # sent after `think` seconds unless a newer state comes
         wait = self.args.think
         while True:
@@ -91,11 +104,18 @@ class Bot:
                 if message["code"] == "rate_limited" and self.state:
                     self.acted = None  # the move was dropped: make it again, a second later
                     move, wait = await self.on_state(self.state), 1.0
+            elif message["type"] == "bid" and message["seq"] != self.state.get("seq", -2) + 1:
+                await self.ws.send(json.dumps({"type": "sync"}))  # one missed: the whole table
+            elif message["type"] == "bid":
+                self.events += 1
+                move, wait = await self.on_state(apply_bid(self.state, message)), self.args.think
             elif message["type"] == "state" and message["seq"] > self.state.get("seq", -1):
                 move, wait = await self.on_state(message), self.args.think
                 if message["phase"] == "finished":
                     names = {p["seat"]: p["name"] for p in message["players"]}
-                    log.info("game over: %s wins", names[message["winner"]])
+                    log.info(
+                        "game over: %s wins (%d bid events)", names[message["winner"]], self.events
+                    )
                     return 0
 
 
@@ -114,6 +134,7 @@ if __name__ == "__main__":
     parser.add_argument("name", help="the name to sit down with (1..24 characters)")
     parser.add_argument("--add-bot", action="append", default=[], metavar="LEVEL")  # as host
     parser.add_argument("--start", type=int, default=0, metavar="N")  # as host, at N seats
+    parser.add_argument("--events", action="store_true", help="opt in to `bid` events")
     parser.add_argument("--think", type=float, default=0.05, help="seconds before each move")
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     sys.exit(asyncio.run(main(parser.parse_args())))

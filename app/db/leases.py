@@ -6,12 +6,19 @@ number of rooms held: one heartbeat update and one indexed look for the rooms an
 wants. An instance takes a room that is free, already its own, or whose owner's heartbeat ran
 out; another instance that needs a held room marks it wanted, and the holder hands it over
 (flush, release, close its sockets with 1012).
+
+Rolling upgrades: each heartbeat says the newest room format its instance reads, and
+`room_formats` the format each room was last written in. An instance never takes a room
+written in a newer format than it reads (it does not ask for it either: the room stays with
+an instance that reads it, unchanged), so old and new code may run side by side on one
+database and a room moves only where it can be read.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Iterable
+from datetime import UTC, datetime
 from functools import cache
 from typing import Any
 
@@ -19,7 +26,8 @@ from sqlalchemy import Engine, delete, exists, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.db.models import InstanceRow, RoomLeaseRow
+from app.db.models import InstanceRow, RoomFormatRow, RoomLeaseRow, RoomSnapshotRow
+from app.rooms.persistence import SNAPSHOT_VERSION
 
 # What an instance that takes a room from a run-out owner writes into that owner's heartbeat:
 # whatever the owner's clock says when it next renews, it sees it ran out and looks for the
@@ -31,9 +39,15 @@ class LeaseRepository:
     """The `instances` and `room_leases` tables; every call is one short transaction (run in
     a thread). The first statement of each writes, so SQLite serialises them whole."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(
+        self, engine: Engine, *, reads: int = SNAPSHOT_VERSION, writes: int | None = None
+    ) -> None:
+        """`reads`: the newest room format this instance reads; `writes`: the one it writes
+        the rooms it takes in (by default the same)."""
         self._sessions = sessionmaker(engine)
         self._dialect = engine.dialect.name
+        self._reads = reads
+        self._writes = reads if writes is None else writes
 
     def beat(self, owner: str, ttl: float) -> bool:
         """Keep `owner`'s heartbeat alive for `ttl` seconds; whether it still was (False: it
@@ -46,37 +60,52 @@ class LeaseRepository:
         answer False. `owner`'s heartbeat must be alive (`beat`) for the lease to hold."""
         now = time.time()
         with self._sessions.begin() as session:
-            if self._insert(session, room_id, owner):
-                return True
-            holder = session.scalar(
-                select(RoomLeaseRow.owner).where(RoomLeaseRow.room_id == room_id)
+            newer = session.execute(  # a write, so SQLite locks the whole transaction now
+                update(RoomFormatRow)
+                .where(RoomFormatRow.room_id == room_id, RoomFormatRow.format > self._reads)
+                .values(format=RoomFormatRow.format)
             )
-            if holder is None:  # released since
-                return self._insert(session, room_id, owner)
-            ours = RoomLeaseRow.owner == owner
-            if holder != owner:
-                # Mark the holder's run-out heartbeat first: this locks it (PostgreSQL), so a
-                # renewal racing with us either comes first and keeps the room, or learns.
-                session.execute(
-                    update(InstanceRow)
-                    .where(InstanceRow.name == holder, InstanceRow.expires_at < now)
-                    .values(expires_at=TAKEN_OVER)
+            if newer.rowcount == 1:  # type: ignore[attr-defined]
+                return False  # written by newer code: it stays where it can be read, unasked
+            if self._take(session, room_id, owner, now):
+                session.connection().execute(
+                    _upsert_format(self._dialect), {"room_id": room_id, "format": self._writes}
                 )
-                alive = exists().where(InstanceRow.name == holder, InstanceRow.expires_at >= now)
-                ours = (RoomLeaseRow.owner == holder) & ~alive
-            taken = session.execute(
-                update(RoomLeaseRow)
-                .where(RoomLeaseRow.room_id == room_id, ours)
-                .values(owner=owner, wanted_by=None)
-            )
-            if taken.rowcount == 1:  # type: ignore[attr-defined]
                 return True
-            session.execute(
-                update(RoomLeaseRow)
-                .where(RoomLeaseRow.room_id == room_id, RoomLeaseRow.owner != owner)
-                .values(wanted_by=owner)
-            )
             return False
+
+    def _take(self, session: Session, room_id: str, owner: str, now: float) -> bool:
+        """The lease for `owner` if it is free, its own or its holder ran out; else the
+        holder is asked for it."""
+        if self._insert(session, room_id, owner):
+            return True
+        holder = session.scalar(select(RoomLeaseRow.owner).where(RoomLeaseRow.room_id == room_id))
+        if holder is None:  # released since
+            return self._insert(session, room_id, owner)
+        ours = RoomLeaseRow.owner == owner
+        if holder != owner:
+            # Mark the holder's run-out heartbeat first: this locks it (PostgreSQL), so a
+            # renewal racing with us either comes first and keeps the room, or learns.
+            session.execute(
+                update(InstanceRow)
+                .where(InstanceRow.name == holder, InstanceRow.expires_at < now)
+                .values(expires_at=TAKEN_OVER)
+            )
+            alive = exists().where(InstanceRow.name == holder, InstanceRow.expires_at >= now)
+            ours = (RoomLeaseRow.owner == holder) & ~alive
+        taken = session.execute(
+            update(RoomLeaseRow)
+            .where(RoomLeaseRow.room_id == room_id, ours)
+            .values(owner=owner, wanted_by=None)
+        )
+        if taken.rowcount == 1:  # type: ignore[attr-defined]
+            return True
+        session.execute(
+            update(RoomLeaseRow)
+            .where(RoomLeaseRow.room_id == room_id, RoomLeaseRow.owner != owner)
+            .values(wanted_by=owner)
+        )
+        return False
 
     def renew(
         self, owner: str, ttl: float, *, recheck: bool = False
@@ -118,16 +147,46 @@ class LeaseRepository:
             session.execute(delete(InstanceRow).where(InstanceRow.name == owner))
             session.execute(delete(RoomLeaseRow).where(RoomLeaseRow.owner == owner))
 
+    def stored_rooms(self) -> list[str]:
+        """Every room the journal keeps, oldest change first (read, not taken)."""
+        with self._sessions() as session:
+            return list(
+                session.scalars(
+                    select(RoomSnapshotRow.room_id).order_by(
+                        RoomSnapshotRow.updated_at, RoomSnapshotRow.room_id
+                    )
+                )
+            )
+
+    def drop_unclaimed(self, before: float) -> int:
+        """Forget the new rooms nobody ever took, written before `before` (a Unix time): an
+        empty lobby's only record is its first snapshot (rev 1), and a room someone took is
+        leased until it is swept. How many went."""
+        with self._sessions.begin() as session:
+            gone = session.execute(
+                delete(RoomSnapshotRow).where(
+                    RoomSnapshotRow.rev == 1,
+                    RoomSnapshotRow.updated_at < datetime.fromtimestamp(before, UTC),
+                    ~exists().where(RoomLeaseRow.room_id == RoomSnapshotRow.room_id),
+                )
+            )
+            session.execute(  # and what is known of the rooms gone by now, however they went
+                delete(RoomFormatRow).where(
+                    ~exists().where(RoomSnapshotRow.room_id == RoomFormatRow.room_id)
+                )
+            )
+            return int(gone.rowcount)  # type: ignore[attr-defined]
+
     def _beat(self, session: Session, owner: str, ttl: float) -> bool:
         now = time.time()
         kept = session.execute(
             update(InstanceRow)
             .where(InstanceRow.name == owner, InstanceRow.expires_at >= now)
-            .values(expires_at=now + ttl)
+            .values(expires_at=now + ttl, reads=self._reads)
         )
         if kept.rowcount == 1:  # type: ignore[attr-defined]
             return True
-        beat = {"name": owner, "expires_at": now + ttl}
+        beat = {"name": owner, "expires_at": now + ttl, "reads": self._reads}
         session.connection().execute(_upsert_heartbeat(self._dialect), beat)
         return False
 
@@ -147,7 +206,16 @@ def _insert_for(dialect: str) -> Any:
 def _upsert_heartbeat(dialect: str) -> Any:
     stmt = _insert_for(dialect)(InstanceRow)
     return stmt.on_conflict_do_update(
-        index_elements=[InstanceRow.name], set_={"expires_at": stmt.excluded.expires_at}
+        index_elements=[InstanceRow.name],
+        set_={"expires_at": stmt.excluded.expires_at, "reads": stmt.excluded.reads},
+    )
+
+
+@cache
+def _upsert_format(dialect: str) -> Any:
+    stmt = _insert_for(dialect)(RoomFormatRow)
+    return stmt.on_conflict_do_update(
+        index_elements=[RoomFormatRow.room_id], set_={"format": stmt.excluded.format}
     )
 
 

@@ -265,6 +265,11 @@ class InstanceRow(Base):
 
     name: Mapped[str] = mapped_column(String(255), primary_key=True)
     expires_at: Mapped[float] = mapped_column(Float)
+    # The newest room format (snapshot and journal) it reads: it takes no room written newer.
+    reads: Mapped[int] = mapped_column(Integer, server_default="1")
+    # Its live rooms as the operator's console last asked for them (app/admin.py).
+    report: Mapped[list[dict[str, Any]] | None] = mapped_column(Json)
+    reported_at: Mapped[float | None] = mapped_column(Float)
 
 
 class RoomLeaseRow(Base):
@@ -277,3 +282,28 @@ class RoomLeaseRow(Base):
     room_id: Mapped[str] = mapped_column(String(64), primary_key=True)
     owner: Mapped[str] = mapped_column(String(255))
     wanted_by: Mapped[str | None] = mapped_column(String(255))
+
+
+class RoomFormatRow(Base):
+    """The format a live room's records were last written in (its holder's), so an instance
+    that reads only older formats leaves it alone during a rolling upgrade."""
+
+    __tablename__ = "room_formats"
+
+    room_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    format: Mapped[int] = mapped_column(Integer)
+
+
+class AdminOrderRow(Base):
+    """What the operator's console asked the instances to do (a notice, close a room, drain
+    an instance, report their rooms); every instance reads the orders newer than it has seen
+    at each lease renewal. Old orders are deleted as new ones come."""
+
+    __tablename__ = "admin_orders"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    made_at: Mapped[float] = mapped_column(Float)
+    action: Mapped[str] = mapped_column(String(16))
+    target: Mapped[str | None] = mapped_column(String(255))  # an instance; None: every one
+    room_id: Mapped[str | None] = mapped_column(String(64))
+    text: Mapped[str | None] = mapped_column(String(300))

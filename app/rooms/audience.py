@@ -10,7 +10,6 @@ from app.rooms.frames import ResultJson, YouJson, bid_frames, state_frames
 from app.rooms.ports import Connection
 from app.rooms.seats import Seat, Seats
 from app.rooms.state import RoomState
-from app.rooms.turns import TurnClock
 
 
 class Audience:
@@ -103,17 +102,16 @@ class Audience:
     def send_states(
         self,
         state: RoomState,
-        turns: TurnClock,
+        turn_deadline: float | None,
+        now: float,
         *,
         bid: PlacedBid | None = None,
         only: Connection | None = None,
         rating_changes: list[RatingChange] | None = None,
     ) -> None:
         """A fresh `state` to every connection, or, when the change was only `bid`, a bid
-        event to those that take them; `only`: to that connection alone (`sync`). `turns`
-        says when the turn timer runs out; `rating_changes`: the saved game's
-        (`state_frames`)."""
-        turn_deadline, now = turns.deadline, turns.now()
+        event to those that take them; `only`: to that connection alone (`sync`);
+        `rating_changes`: the saved game's (`state_frames`)."""
         viewers = self._seats if only is None else {only: self._seats[only]}
         frames: dict[Connection, str] | None = None
         if bid is not None and self._you_sent:
@@ -133,7 +131,7 @@ class Audience:
                 turn_deadline=turn_deadline,
                 now=now,
                 viewers=viewers,
-                spectators=self.spectators,
+                spectators=list(self._seats.values()).count(None),
                 result_json=self._result_json,
                 you_json=self._you_json,
                 you_sent=self._you_sent,

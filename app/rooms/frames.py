@@ -145,7 +145,7 @@ def state_frames(
         "server_time": now,
         "spectators": spectators,
     }
-    marks = marks_view(state)
+    marks = marks_view(state) if state.marks else None
     if marks is not None:
         shared["autoplayed"] = marks
     if rating_changes is not None:
@@ -153,10 +153,15 @@ def state_frames(
     head = orjson.dumps(shared)[:-1].decode() + ',"you":'
     yous: dict[int | None, str] = {}
     frames: dict[Connection, str] = {}
+    odds = settings.odds
     for conn, seat_number in viewers.items():
         you = yous.get(seat_number)
         if you is None:
-            you = yous[seat_number] = _you(game, seat_number, you_json, odds=settings.odds)
+            you = yous[seat_number] = (
+                you_json.of(game, seat_number, odds=odds)
+                if game is not None
+                else orjson.dumps(lobby_you(seat_number)).decode()
+            )
         frames[conn] = head + you + "}"
     if you_sent:
         for conn in you_sent.keys() & frames.keys():
@@ -194,23 +199,17 @@ def bid_frames(
     bare, head = encoded, encoded[:-1] + ',"you":'
     yous: dict[int | None, str] = {}
     frames: dict[Connection, str] = {}
+    odds = state.settings.odds
     for conn, seat_number in viewers.items():
         you = yous.get(seat_number)
         if you is None:
-            you = yous[seat_number] = _you(game, seat_number, you_json, odds=state.settings.odds)
+            you = yous[seat_number] = you_json.of(game, seat_number, odds=odds)
         if you_sent.get(conn) == you:
             frames[conn] = bare
         else:
             frames[conn] = head + you + "}"
             you_sent[conn] = you
     return frames
-
-
-def _you(game: Game | None, seat: int | None, you_json: YouJson, *, odds: bool) -> str:
-    """`seat`'s `you`, encoded (in the lobby: no dice, nothing to do)."""
-    if game is None:
-        return orjson.dumps(lobby_you(seat)).decode()
-    return you_json.of(game, seat, odds=odds)
 
 
 def _lobby_player(seat: int) -> PlayerPublic:

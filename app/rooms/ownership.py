@@ -70,6 +70,14 @@ class Ownership:
             self.held -= rooms
             await asyncio.to_thread(self._leases.release, rooms, self.instance)
 
+    async def stored(self) -> list[str]:
+        """Every room the journal keeps, whoever holds it."""
+        return await asyncio.to_thread(self._leases.stored_rooms)
+
+    async def drop_unclaimed(self, idle: float) -> int:
+        """Forget the new rooms no instance took within `idle` seconds (abandoned links)."""
+        return await asyncio.to_thread(self._leases.drop_unclaimed, time.time() - idle)
+
     async def stop(self) -> None:
         """A clean stop: every lease and the heartbeat go at once, so other instances may take
         the rooms straight away."""

@@ -70,6 +70,10 @@ class Leases(Protocol):
 
     def stop(self, owner: str) -> None: ...
 
+    def drop_unclaimed(self, before: float) -> int: ...
+
+    def stored_rooms(self) -> list[str]: ...
+
 
 @dataclass(frozen=True, slots=True)
 class RoomConfig:

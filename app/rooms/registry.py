@@ -93,15 +93,23 @@ class Registry:
         return self._rooms.get(room_id)
 
     async def publish(self, room: Room) -> None:
-        """A new room is in the database at once and held here, so any instance can find it.
-        With the database away it lives here only, and is written when the database is back."""
-        if self.journal is not None:
-            await self.journal.flush()
-        if self.ownership is not None:
-            try:
-                await self.ownership.take(room.room_id)
-            except Exception:
-                logger.exception("could not take the lease of the new room %s", room.room_id)
+        """A new room is written to the database and left there, unleased: the instance its id
+        hashes to (the load balancer's choice) takes it on its first request, with nothing to
+        hand over. With the database away it lives and is held here, and is written when the
+        database is back."""
+        if self.journal is None:
+            return
+        written = await self.journal.flush()
+        if self.ownership is None:
+            return
+        if written:
+            del self._rooms[room.room_id]
+            self.journal.forget(room.room_id)
+            return
+        try:
+            await self.ownership.take(room.room_id)
+        except Exception:
+            logger.exception("could not take the lease of the new room %s", room.room_id)
 
     async def open(self, room_id: str) -> Room | Elsewhere | None:
         """The room, from memory or from the journal once its lease is ours; `ELSEWHERE`
@@ -139,6 +147,44 @@ class Registry:
             await self.flush()  # everything they did is written before the lease is free
             await self.ownership.release(wanted)
 
+    def report(self) -> list[dict[str, object]]:
+        """The live rooms here, for the operator's console: code, phase, seats, sockets (of
+        them spectators), seconds since made or restored here and since the last change."""
+        now = self.scheduler.now()
+        return [
+            {
+                "room_id": room.room_id,
+                "phase": room.state.phase,
+                "players": len(room.state.seats),
+                "sockets": len(room.audience),
+                "spectators": room.audience.spectators,
+                "age": round(now - room.since),
+                "idle": round(now - room.last_change),
+            }
+            for room in self._rooms.values()
+        ]
+
+    async def notice(self, text: str) -> None:
+        """The operator's notice to every connection of every room here."""
+        for room in list(self._rooms.values()):
+            await room.notice(text)
+
+    async def close_room(self, room_id: str, text: str) -> bool:
+        """The operator closes a room held here: its people are told `text` and closed with
+        4410, a finished game is saved, and it is gone from the journal (new sockets get
+        4404). False if it is not here."""
+        room = self._rooms.pop(room_id, None)
+        if room is None:
+            return False
+        await room.close(CloseCode.ROOM_CLOSED, notice=text)
+        logger.info("room closed by the operator", extra={"event": "closed", "room": room_id})
+        if self.journal is not None:
+            self.journal.drop(room_id)
+            await self.flush()
+        if self.ownership is not None:
+            await self.ownership.release([room_id])
+        return True
+
     def __len__(self) -> int:
         return len(self._rooms)
 
@@ -173,6 +219,10 @@ class Registry:
         if self.ownership is not None:
             await self.flush()
             await self.ownership.release(room.room_id for room in expired)
+            try:
+                await self.ownership.drop_unclaimed(self._lobby_ttl)
+            except Exception:  # the database is away: they go at a later sweep
+                logger.exception("could not forget the new rooms nobody took")
         return [room.room_id for room in expired]
 
     async def close(self) -> None:
@@ -195,13 +245,22 @@ class Registry:
             await self.journal.flush()
 
     async def restore(self) -> int:
-        """Bring back the rooms of the journal (at start-up, before serving); how many."""
+        """Bring back the rooms of the journal (at start-up, before serving); how many. With
+        leases, each is read only once it is ours: a room another instance holds, or one
+        written in a format this code does not read, is left as it is."""
         if self.journal is None:
             return 0
+        if self.ownership is None:
+            stored = await self.journal.load(self._dice, self.scheduler.now())
+            return len([self._bring_back(state, rev) for state, rev in stored])
+        try:
+            room_ids = await self.ownership.stored()
+        except Exception:  # the database is away: the rooms come back on first use
+            logger.exception("could not list the live rooms to restore")
+            return 0
         restored = 0
-        for state, rev in await self.journal.load(self._dice, self.scheduler.now()):
-            if self.ownership is None or await self.ownership.take(state.room_id):
-                self._bring_back(state, rev)
+        for room_id in room_ids:
+            if room_id not in self._rooms and isinstance(await self.open(room_id), Room):
                 restored += 1
         return restored
 

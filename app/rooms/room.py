@@ -46,6 +46,7 @@ class Room:
         self.room_id = state.room_id
         self.lock = asyncio.Lock()
         self.last_change = scheduler.now()
+        self.since = scheduler.now()  # when this process made or restored it (the console)
         self.closed = False
         self._config = config or RoomConfig()
         self.audience = Audience(self._config.room_sockets)  # read-only outside the room
@@ -99,7 +100,8 @@ class Room:
                     self.audience.broadcast(messages.reaction_frame(seat, emoji))
                     return
                 case wire.Sync():
-                    return self.audience.send_states(state, self._turns, only=conn)
+                    now = self._scheduler.now()
+                    return self.audience.send_states(state, self._turns.deadline, now, only=conn)
                 case wire.BidMessage() | wire.DudoMessage() | wire.CalzaMessage():
                     return self._apply(state.person_move(seat, message), message.action())
                 case wire.Leave():
@@ -188,7 +190,7 @@ class Room:
                 seat.missed += (message,)  # told on its return (`welcome`)
         self._after(events)
         round_ = game.round
-        bid = round_.standing if shown_as_bid and isinstance(action, Bid) and round_ else None
+        bid = round_.bids[-1] if shown_as_bid and isinstance(action, Bid) and round_ else None
         self._changed(bid=bid)
 
     async def _turn_due(self, key: TurnKey) -> None:
@@ -263,6 +265,8 @@ class Room:
         self.state.seq += 1
         if lasting:
             self.record()
-        self.last_change = self._scheduler.now()
+        self.last_change = now = self._scheduler.now()
         self._turns.follow(self.state)
-        self.audience.send_states(self.state, self._turns, bid=bid, rating_changes=rating_changes)
+        self.audience.send_states(
+            self.state, self._turns.deadline, now, bid=bid, rating_changes=rating_changes
+        )

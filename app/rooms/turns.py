@@ -115,15 +115,16 @@ class TurnClock:
             return self.rearm(None, None, None, calza=False)
         seat = state.seats[game.round.turn]
         seconds = state.settings.turn_seconds
-        played_for = seat.automated or seat.conn is None or seconds is not None
+        hold = bool(self._config.calza_window) and (
+            (seat.automated or seat.conn is None or seconds is not None)
+            and person_may_calza(game, state.seats)
+        )
         self.rearm(
             TurnKey(state.game_no, game.round.number, len(game.round.bids)),
             seat,
             seconds,
             calza=bool(calza_candidates(game, state.seats)),
-            hold=bool(self._config.calza_window)
-            and played_for
-            and person_may_calza(game, state.seats),
+            hold=hold,
         )
 
     def rearm(

@@ -18,10 +18,11 @@ export const CLOSE = Object.freeze({
   SUPERSEDED: 4000, // this seat was resumed by a newer connection
   UNKNOWN_ROOM: 4404, // no room has this id
   HELLO_TIMEOUT: 4408, // no hello in time
+  ROOM_CLOSED: 4410, // the server's operator closed the room
 });
 
 /** Closes after which reconnecting would be wrong: the page stops and says why. */
-export const FINAL_CLOSES = new Set([CLOSE.SUPERSEDED, CLOSE.UNKNOWN_ROOM]);
+export const FINAL_CLOSES = new Set([CLOSE.SUPERSEDED, CLOSE.UNKNOWN_ROOM, CLOSE.ROOM_CLOSED]);
 
 /** Why the socket closed, for the closes that stop the page (FINAL_CLOSES). */
 export const CLOSE_TEXT = Object.freeze({
@@ -33,6 +34,11 @@ export const CLOSE_TEXT = Object.freeze({
   [CLOSE.UNKNOWN_ROOM]: {
     title: t("Room not found"),
     text: t("There is no room with this code. It may have ended, or the link is mistyped."),
+    retry: false,
+  },
+  [CLOSE.ROOM_CLOSED]: {
+    title: t("Room closed"),
+    text: t("The server's operator closed this room. Start a new one to play on."),
     retry: false,
   },
 });
@@ -52,6 +58,7 @@ const ERROR_TEXT = Object.freeze({
   illegal_bid: t("That bid is not allowed right now."),
   no_bid: t("Too late: the round is already over."),
   calza_not_allowed: t("You cannot call calza right now."),
+  bid_changed: t("Too late: the bid changed before your call arrived."),
   rate_limited: t("Easy there: too many clicks at once."),
 });
 

@@ -4,6 +4,7 @@ import { n } from "./i18n.js";
 const SVG = "http://www.w3.org/2000/svg";
 
 const PIPS = {
+  1: [[50, 50]],
   2: [[28, 28], [72, 72]],
   3: [[26, 26], [50, 50], [74, 74]],
   4: [[28, 28], [72, 28], [28, 72], [72, 72]],
@@ -43,22 +44,24 @@ const STAR = "50,16 59,39 84,40 64,55 71,80 50,66 29,80 36,55 16,40 41,39";
 
 /**
  * One die showing `face`. `label` false hides it from assistive tech (when the
- * surrounding control already says what it is); `real` marks an actual rolled die.
+ * surrounding control already says what it is); `real` marks an actual rolled die; `plain`
+ * draws an ace as one pip, where it counts as 1 (the roll-off) rather than as the wild star.
  */
-export function dieSvg(face, { highlight = false, label = true, real = false, small = false } = {}) {
+export function dieSvg(face, { highlight = false, label = true, real = false, small = false, plain = false } = {}) {
+  const star = face === 1 && !plain;
   const svg = svgEl("svg", { viewBox: "0 0 100 100", class: "die" });
   if (highlight) svg.classList.add("hit");
   if (small) svg.classList.add("small");
-  if (face === 1) svg.classList.add("ace");
+  if (star) svg.classList.add("ace");
   if (label) {
     svg.setAttribute("role", "img");
-    svg.setAttribute("aria-label", face === 1 ? faceName(1) : String(face));
+    svg.setAttribute("aria-label", star ? faceName(1) : String(face));
   } else {
     svg.setAttribute("aria-hidden", "true");
   }
   if (real) svg.dataset.die = String(face);
   svg.append(svgEl("rect", { x: 5, y: 5, width: 90, height: 90, rx: 18, class: "die-body" }));
-  if (face === 1) {
+  if (star) {
     svg.append(svgEl("polygon", { points: STAR, class: "die-star" }));
   } else {
     for (const [cx, cy] of PIPS[face]) svg.append(svgEl("circle", { cx, cy, r: 9, class: "pip" }));

@@ -10,6 +10,27 @@ const nameInput = byId("create-name");
 nameInput.value = savedName();
 prepareSettings(createForm);
 
+// An invite-only server (PERUDO_CREATE_CODE) answers 403 until its code comes along: the field
+// shows then, and the code typed is kept, so it is asked for once.
+const CODE_KEY = "perudo:create-code";
+const codeField = byId("create-code-field");
+const codeInput = byId("create-code");
+function savedCode() {
+  try {
+    return localStorage.getItem(CODE_KEY) ?? "";
+  } catch {
+    return ""; // storage disabled: the code is asked for again next time
+  }
+}
+function rememberCode(code) {
+  try {
+    localStorage.setItem(CODE_KEY, code);
+  } catch {
+    // storage disabled
+  }
+}
+codeInput.value = savedCode();
+
 function showError(id, text) {
   const el = byId(id);
   el.textContent = text;
@@ -35,17 +56,29 @@ createForm.addEventListener("submit", async (event) => {
   const button = createForm.querySelector("button[type=submit]");
   button.disabled = true;
   try {
+    const code = codeInput.value.trim();
     const room = await getJSON("/api/rooms", {
       method: "POST",
-      body: JSON.stringify(readSettings(createForm)),
+      body: JSON.stringify({ ...readSettings(createForm), ...(code ? { create_code: code } : {}) }),
     });
+    if (code) rememberCode(code);
     rememberName(name);
     wantJoin(room.room_id);
     location.assign(keepingLang(room.url));
   } catch (error) {
+    if (error.status === 403) {
+      codeField.hidden = false;
+      codeInput.focus();
+    }
     showError(
       "create-error",
-      error.status === 422 ? t("Those table rules are not valid.") : t("Could not create a room. Try again."),
+      error.status === 403
+        ? codeInput.value.trim()
+          ? t("That invite code is not right.")
+          : t("Type the invite code this server's host gave you.")
+        : error.status === 422
+          ? t("Those table rules are not valid.")
+          : t("Could not create a room. Try again."),
     );
     button.disabled = false;
   }

@@ -2,6 +2,7 @@
 import { h } from "./dom.js";
 import { bidText, countsFor, cupSvg, dieSvg, faceName } from "./dice.js";
 import { n, t, tNodes } from "./i18n.js";
+import { AUTOPLAY_REASON_TEXT } from "./codes.js";
 
 /**
  * "Anna loses a die and is out. Béla wins the game!" `nameOf(seat)` gives a display name;
@@ -28,21 +29,36 @@ export function outcomeText(r, nameOf, youSeat = null) {
   return parts.join(" ");
 }
 
-/** "Anna called dudo on 5 fours; there were 4. Anna loses a die.": a round in one line. */
+/**
+ * "Anna called dudo on 5 fours; there were 4. Anna loses a die.": a round in one line. A call
+ * the server's bot made for a person (`r.autoplayed`) says so, with why.
+ */
 export function resultSummary(r, nameOf, youSeat = null) {
-  const params = { name: nameOf(r.caller), bid: bidText(r.bid) };
+  const params = { name: nameOf(r.caller), bid: bidText(r.bid), reason: AUTOPLAY_REASON_TEXT[r.autoplayed] ?? t("For an absent player") };
+  const you = r.caller === youSeat && youSeat !== null;
+  return `${callSentence(r, you, params)} ${outcomeText(r, nameOf, youSeat)}`;
+}
+
+function callSentence(r, you, params) {
   const dudo = r.call === "dudo";
-  let call;
-  if (r.caller === youSeat && youSeat !== null) {
-    call = dudo
+  if (r.autoplayed && you) {
+    return dudo
+      ? n("{reason}: the bot called dudo on {bid} for you; there was {count}.", "{reason}: the bot called dudo on {bid} for you; there were {count}.", r.count, params)
+      : n("{reason}: the bot called calza on {bid} for you; there was {count}.", "{reason}: the bot called calza on {bid} for you; there were {count}.", r.count, params);
+  }
+  if (r.autoplayed) {
+    return dudo
+      ? n("{reason}: the bot called dudo on {bid} for {name}; there was {count}.", "{reason}: the bot called dudo on {bid} for {name}; there were {count}.", r.count, params)
+      : n("{reason}: the bot called calza on {bid} for {name}; there was {count}.", "{reason}: the bot called calza on {bid} for {name}; there were {count}.", r.count, params);
+  }
+  if (you) {
+    return dudo
       ? n("You called dudo on {bid}; there was {count}.", "You called dudo on {bid}; there were {count}.", r.count, params)
       : n("You called calza on {bid}; there was {count}.", "You called calza on {bid}; there were {count}.", r.count, params);
-  } else {
-    call = dudo
-      ? n("{name} called dudo on {bid}; there was {count}.", "{name} called dudo on {bid}; there were {count}.", r.count, params)
-      : n("{name} called calza on {bid}; there was {count}.", "{name} called calza on {bid}; there were {count}.", r.count, params);
   }
-  return `${call} ${outcomeText(r, nameOf, youSeat)}`;
+  return dudo
+    ? n("{name} called dudo on {bid}; there was {count}.", "{name} called dudo on {bid}; there were {count}.", r.count, params)
+    : n("{name} called calza on {bid}; there was {count}.", "{name} called calza on {bid}; there were {count}.", r.count, params);
 }
 
 /** "Counted 4 fives (aces included). The bid was 5.": the count next to the bid. */
@@ -72,9 +88,13 @@ export function revealRows(r, nameOf) {
       "li",
       { class: `reveal-row ${change}`, dataset: { seat: cup.seat } },
       h("span", { class: "reveal-name" }, nameOf(cup.seat)),
-      cupSvg(cup.dice.length, { lifted: true }),
-      h("span", { class: "reveal-dice" }, [...cup.dice].sort((a, b) => a - b).map((d) => dieSvg(d, { highlight: counts(d) }))),
-      deltaMark(change),
+      h(
+        "span",
+        { class: "reveal-hand" },
+        cupSvg(cup.dice.length, { lifted: true }),
+        h("span", { class: "reveal-dice" }, [...cup.dice].sort((a, b) => a - b).map((d) => dieSvg(d, { highlight: counts(d) }))),
+        deltaMark(change),
+      ),
     );
   });
 }

@@ -1,7 +1,9 @@
 // What the browser remembers: the seat token per room (localStorage, so a refresh or a phone
-// that slept resumes the seat), the player's name, and "join on arrival" after creating a room.
+// that slept resumes the seat), the token of a seat left mid-game (so it can be taken back),
+// the player's name, and "join on arrival" after creating a room.
 
 const tokenKey = (roomId) => `perudo:token:${roomId}`;
+const leftKey = (roomId) => `perudo:left:${roomId}`;
 const joinKey = (roomId) => `perudo:join:${roomId}`;
 const NAME_KEY = "perudo:name";
 
@@ -23,6 +25,32 @@ export function keepSeatToken(roomId, token) {
 
 export function forgetSeatToken(roomId) {
   storage("local")?.removeItem(tokenKey(roomId));
+}
+
+/**
+ * Leave a running game but keep the way back: the seat's token moves aside (the page now
+ * watches) until `takeSeatBack` or the game's end.
+ */
+export function setTokenAside(roomId) {
+  const token = seatToken(roomId);
+  if (token) storage("local")?.setItem(leftKey(roomId), token);
+  forgetSeatToken(roomId);
+}
+
+/** The token of a seat left during this game, or null. */
+export function tokenSetAside(roomId) {
+  return storage("local")?.getItem(leftKey(roomId)) ?? null;
+}
+
+export function forgetTokenSetAside(roomId) {
+  storage("local")?.removeItem(leftKey(roomId));
+}
+
+/** The seat left during the game becomes this browser's seat again (the next hello resumes it). */
+export function takeSeatBack(roomId) {
+  const token = tokenSetAside(roomId);
+  if (token) keepSeatToken(roomId, token);
+  forgetTokenSetAside(roomId);
 }
 
 export function savedName() {

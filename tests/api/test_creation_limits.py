@@ -12,8 +12,8 @@ import pytest
 from fastapi.testclient import TestClient
 from httpx2 import Response
 
-from app import api
 from app.config import Settings
+from app.web import limits
 from tests.ws.helpers import Client, running_app, settings_for
 
 pytestmark = pytest.mark.timeout(60)
@@ -26,7 +26,18 @@ def create(http: TestClient, **settings: Any) -> Response:
 
 
 def rooms_held(http: TestClient) -> int:
+    """Rooms in memory: a new one is only written to the database until its first use."""
     return len(http.app.state.registry)  # type: ignore[attr-defined]
+
+
+def rooms_stored(http: TestClient) -> int:
+    return len(http.app.state.games.load_journal())  # type: ignore[attr-defined]
+
+
+def create_and_open(http: TestClient) -> None:
+    created = create(http)
+    assert created.status_code == 201
+    assert http.get(f"/api/rooms/{created.json()['room_id']}").status_code == 200
 
 
 @contextmanager
@@ -55,7 +66,7 @@ def test_one_client_beyond_rooms_per_minute_gets_429(tmp_path: Path) -> None:
             refused = create(http, max_players=2)
             assert refused.status_code == 429
             assert retry_after(refused) <= 60  # the window is a minute
-        assert rooms_held(http) == 3  # a refusal creates nothing
+        assert rooms_stored(http) == 3  # a refusal creates nothing
         # the limit is per client address: another one may still create
         with from_address(http, "203.0.113.7") as other:
             assert create(other).status_code == 201
@@ -74,15 +85,15 @@ def test_zero_rooms_per_minute_means_no_limit(tmp_path: Path) -> None:
     with running_app(settings_for(tmp_path, rooms_per_minute=0)) as http:
         for _ in range(45):
             assert create(http).status_code == 201
-        assert rooms_held(http) == 45
+        assert rooms_stored(http) == 45
 
 
 def test_an_address_is_forgotten_once_its_last_minute_is_over(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     now = [1000.0]
-    monkeypatch.setattr(api.time, "monotonic", lambda: now[0])
-    limiter = api.CreationLimiter()
+    monkeypatch.setattr(limits.time, "monotonic", lambda: now[0])
+    limiter = limits.CreationLimiter()
     for host in range(100):
         assert limiter.retry_after(f"198.51.100.{host}", 2) is None
     assert limiter.retry_after("198.51.100.0", 2) is None
@@ -90,15 +101,16 @@ def test_an_address_is_forgotten_once_its_last_minute_is_over(
     assert len(limiter) == 100
     now[0] += 30
     assert limiter.retry_after("198.51.100.0", 2) == 31  # its first two are still in the window
-    now[0] += api.CREATION_WINDOW
+    now[0] += limits.CREATION_WINDOW
     assert limiter.retry_after("203.0.113.7", 2) is None
     assert len(limiter) == 1  # the hundred others are gone, not kept with empty windows
 
 
 def test_at_max_rooms_the_server_answers_503(tmp_path: Path) -> None:
     with running_app(settings_for(tmp_path, max_rooms=2, rooms_per_minute=0)) as http:
-        assert create(http).status_code == 201
-        assert create(http).status_code == 201
+        create_and_open(http)
+        assert rooms_held(http) == 1  # created, written, not yet held: the next one may come
+        create_and_open(http)
         with from_address(http, "203.0.113.8") as other:
             for client in (http, other):  # whoever asks
                 refused = create(client)

@@ -14,7 +14,7 @@ from fastapi.testclient import TestClient
 from app import cli
 from app.db.claims import key_hash
 from app.db.repository import GameRepository
-from app.player_key import PLAYER_COOKIE
+from app.web.player_key import PLAYER_COOKIE
 from tests.db.stats_games import record
 
 ANNA_KEY = "anna-key-0123456789abcdefghij"

@@ -11,8 +11,8 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from app.main import create_app
-from app.security import LOCKED_DOWN_POLICY, SecurityHeaders, install, with_frame_ancestors
-from app.web import CONTENT_SECURITY_POLICY
+from app.web.pages import CONTENT_SECURITY_POLICY
+from app.web.security import LOCKED_DOWN_POLICY, SecurityHeaders, install, with_frame_ancestors
 from tests.ws.helpers import FAST_PLAYERS, settings_for
 
 pytestmark = pytest.mark.timeout(60)

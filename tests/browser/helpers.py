@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import Browser, BrowserContext, Page, ViewportSize, WebSocket
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 PHONE: ViewportSize = {"width": 360, "height": 640}
 TIMEOUT_MS = 15_000
@@ -57,6 +58,7 @@ class Player:
         self.page: Page = self.context.new_page()
         self.states: dict[int, dict[str, Any]] = {}
         self.results: list[dict[str, Any]] = []
+        self.sent: list[dict[str, Any]] = []  # every message the page sent
         self.page_errors: list[str] = []
         self.watch(self.page)
 
@@ -72,6 +74,7 @@ class Player:
 
     def _on_socket(self, ws: WebSocket) -> None:
         ws.on("framereceived", self._on_frame)
+        ws.on("framesent", lambda payload: self.sent.append(json.loads(payload)))
 
     def _on_frame(self, payload: str | bytes) -> None:
         msg = json.loads(payload)
@@ -136,10 +139,28 @@ def wait_for_answer(player: Player, seq_before: str) -> None:
     )
 
 
+HOLD_MS = 500  # static/js/room/calls.js: how long a call's button is held to send it
+
+
+def hold(page: Page, selector: str, ms: int = HOLD_MS + 150) -> None:
+    """Press `selector` and keep it pressed for `ms` (a finger on the button), then let go."""
+    box = page.locator(selector).bounding_box()
+    assert box is not None, f"{selector} is not on the page"
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.down()
+    page.wait_for_timeout(ms)
+    page.mouse.up()
+
+
 def call(player: Player, which: str) -> None:
-    """Dudo or Calza as a person taps it: the first tap arms the button, the second sends."""
-    button = player.page.locator(f"#{which}-btn")
-    button.click()
-    assert button.inner_text().startswith(which.capitalize())
-    assert "armed" in (button.get_attribute("class") or "")
-    button.click()
+    """Dudo or Calza as a person makes it: press and hold the button until it sends."""
+    player.page.locator(f"#{which}-btn").scroll_into_view_if_needed()
+    hold(player.page, f"#{which}-btn")
+
+
+def close_reveal(player: Player) -> None:
+    """Next on the reveal, unless the sheet closed by itself meanwhile (it stays a few seconds)."""
+    try:
+        player.page.click("#reveal-next", timeout=1500)
+    except PlaywrightTimeoutError:
+        assert not player.revealing(), f"{player.name}: the reveal stays and Next cannot be clicked"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 from pathlib import Path
 from typing import Any
@@ -10,7 +11,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser
 
-from tests.browser.helpers import Player, call, wait_for_answer
+from tests.browser.helpers import Player, call, close_reveal, wait_for_answer
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -39,12 +40,21 @@ def check_picker(player: Player, state: dict[str, Any], thorough: bool) -> None:
     assert shown["disabled"] == [m is None for m in mins]
     face = shown["face"]
     assert face is not None and mins[face - 1] is not None
-    assert shown["quantity"] == mins[face - 1]
     standing = state["round"]["bid"]
-    # Least raise: nothing open is smaller (a switch to aces is never made for the player).
-    candidates = [f for f in open_faces(state) if f != 1 or (standing and standing["face"] == 1)]
-    least = min(int(mins[f - 1] or 0) for f in candidates or open_faces(state))
-    assert mins[face - 1] == least
+    plain = [f for f in open_faces(state) if f != 1]
+    if standing is None and plain:
+        # An opening bid: about a sixth of the table, on the face (not aces) held most.
+        held = [state["you"]["dice"].count(f) for f in plain]
+        assert face == plain[held.index(max(held))]
+        sixth = math.floor(total / 6 + 0.5)
+        assert shown["quantity"] == min(total, max(int(mins[face - 1] or 0), sixth))
+    else:
+        # Least raise: nothing open is smaller (a switch to aces is never made for the player).
+        assert shown["quantity"] == mins[face - 1]
+        aces = standing is not None and standing["face"] == 1
+        candidates = [f for f in open_faces(state) if f != 1 or aces]
+        least = min(int(mins[f - 1] or 0) for f in candidates or open_faces(state))
+        assert mins[face - 1] == least
     assert player.page.is_enabled("#dudo-btn") == legal["dudo"]
     assert player.page.is_enabled("#calza-btn") == legal["calza"]
     if not thorough:
@@ -180,7 +190,8 @@ def test_three_players_play_a_whole_game(
                 "() => document.getElementById('room').dataset.phase === 'playing'"
             )
             assert len(player.my_dice()) == 5
-            assert player.page.is_hidden("#end") and player.page.is_hidden("#log")
+            assert player.page.is_hidden("#end")
+            assert player.page.locator("#log-list li").count() == 0  # the new game's log
         assert not any(p.page_errors for p in players), [p.page_errors for p in players]
     finally:
         for player in players:
@@ -208,7 +219,7 @@ def play_to_the_end(players: list[Player], room_id: str, screenshots: Path) -> N
                     assert_fits_phone(anna, "reveal")
                     anna.shot(screenshots, "3-reveal")
                     shots.add("reveal")
-                player.page.click("#reveal-next")
+                close_reveal(player)
         if all(p.phase() == "finished" and not p.revealing() for p in players):
             assert refreshed and calzas > 0
             return

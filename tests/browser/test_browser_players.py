@@ -22,8 +22,8 @@ from app.db.migrate import upgrade
 from app.db.repository import GameRepository
 from app.db.session import make_engine
 from app.main import create_app
-from app.player_key import PLAYER_COOKIE
-from app.transport import SansIOProtocol
+from app.web.player_key import PLAYER_COOKIE
+from app.web.transport import SansIOProtocol
 from tests.browser.helpers import OVERFLOW, PHONE, TIMEOUT_MS
 from tests.db.stats_games import BY_NAME, BY_WINS, GAMES, record
 from tests.live_server import free_port

@@ -101,25 +101,52 @@ def test_history_and_autoplayed_moves_fill_the_game_log(anna: tuple[Player, Wire
     assert "called dudo on 3 fours; there were 3." in first
     assert "loses a die" in first
 
-    # A move the server's bot made for someone, and a message type from a newer server.
-    bot = next(p for p in newest_state(player)["players"] if p["bot"])
-    wire.inject({"type": "something_new", "data": [1, 2, 3]})
-    wire.inject(
-        {
-            "type": "autoplayed",
-            "seat": bot["seat"],
-            "reason": "timer",
-            "action": {"type": "bid", "quantity": 5, "face": 2},
-        }
-    )
+    # Moves the server's bot made for a person read as the bot's, for that person, everywhere:
+    # a bid in the log and as the standing bid, a call in a finished round (also after reload).
+    wire.inject({"type": "something_new", "data": [1, 2, 3]})  # from a newer server: ignored
+    state = newest_state(player)
+    me = state["you"]["seat"]
+    bot = next(p for p in state["players"] if p["bot"])
+    bid = {"quantity": 5, "face": 2, "seat": me}
+    state["round"] |= {"bids": [bid], "bid": bid, "turn": bot["seat"]}
+    state["autoplayed"] = {"bids": ["timer"], "calls": [None]}
+    state["seq"] += 1000
+    wire.inject(state)
     line = page.locator("#log-list li.log-auto").last
     line.wait_for()
-    assert line.inner_text() == f"Time ran out: the bot bid 5 twos for {bot['name']}."
-    wire.inject(
-        {"type": "autoplayed", "seat": bot["seat"], "reason": "away", "action": {"type": "dudo"}}
+    assert line.inner_text() == "Time ran out: the bot bid 5 twos for you."
+    assert page.inner_text("#standing .standing-by") == "by the bot for you"
+    assert "You bid" not in page.inner_text("#log-list")
+    # A call: `autoplayed` comes just before its round_result.
+    called = ROUND_ONE | {"round": 2, "caller": me, "loser": me}
+    wire.inject({"type": "autoplayed", "seat": me, "reason": "away", "action": {"type": "dudo"}})
+    wire.inject({"type": "round_result", **called})
+    page.wait_for_selector("#reveal:not([hidden])")
+    assert page.inner_text("#reveal-title") == "The bot calls dudo for you!"
+    page.click("#reveal-next")
+    assert page.inner_text('#log-list li[data-round="2"]').startswith(
+        "Round 2 Player away: the bot called dudo on 3 fours for you; there were 3."
     )
-    page.wait_for_function("() => document.querySelectorAll('#log-list li.log-auto').length === 2")
-    assert "the bot called dudo for" in page.locator("#log-list li.log-auto").last.inner_text()
+    # After a reload the state's marks say which finished round's call was the bot's.
+    for_bot = ROUND_ONE | {"round": 2, "caller": bot["seat"]}
+
+    def marked(msg: dict[str, Any]) -> list[dict[str, Any]]:
+        if msg["type"] == "history":
+            return []
+        if msg["type"] == "welcome":
+            return [msg, {"type": "history", "rounds": [ROUND_ONE, for_bot]}]
+        if msg["type"] == "state":
+            return [msg | {"autoplayed": {"bids": [], "calls": [None, "left"]}}]
+        return [msg]
+
+    wire.rewrite = marked
+    page.reload()
+    page.wait_for_selector('#log-list li[data-round="2"]')
+    page.wait_for_function(
+        "() => document.querySelector('#log-list li[data-round=\"2\"]').textContent"
+        ".includes('Player left: the bot called dudo on 3 fours for')"
+    )
+    assert "the bot" not in page.inner_text('#log-list li[data-round="1"]')
     assert player.page_errors == []
 
 

@@ -14,13 +14,14 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, Page, ViewportSize
 
-from tests.browser.helpers import Player, call, wait_for_answer
+from tests.browser.helpers import Player, call, hold, wait_for_answer
 from tests.browser.test_browser_protocol import Wire
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 TURN_TITLE = "(●) Your turn · Perudo"
 AWAY_BID = re.compile(r"While you were away, the bot bid \d+ \w+ for you\.")
+TIMER_BID = re.compile(r"Time ran out: the bot bid \d+ \w+ for you\.")
 CLEAR_OF_THE_EDGE = 8  # px: Dudo and Calza keep at least this much from the screen's bottom
 LONG_NAME = "Anna Maria Kovács"
 SIZES: list[ViewportSize] = [
@@ -287,6 +288,9 @@ def test_round_one_roll_off_fits_at_360(
         wire.inject(state)
         anna.page.wait_for_selector(".roll-off")
         assert anna.page.locator(".roll-off .roll-one").count() == 8
+        # The highest throw opens, so an ace shows as the 1 it counts as here, not the wild star.
+        assert anna.page.locator(".roll-off .die.ace, .roll-off .die-star").count() == 0
+        assert anna.page.locator('.roll-off .die[aria-label="1"]').count() == 1
         anna.page.wait_for_timeout(500)  # a smooth scroll to the controls ends
         wanted = [".roll-off .roll-one", "#players li", "#my-dice .die", "#bid-btn", "#dudo-btn"]
         assert on_screen(anna.page, [*wanted, "#calza-btn", "#faces .face-btn"]) == {}
@@ -327,20 +331,31 @@ def test_turn_title_timer_autoplay_log_after_reload_and_guarded_calls(
                 rf"Time ran out: the bot bid \d+ \w+ for {'you' if p is actor else actor.name}\.",
                 line.inner_text(),
             ), line.inner_text()
+        # The actor was here all along: the move reads as the timer's, never "you" or "away".
         actor.page.wait_for_selector("#away-line:not(:empty)")
-        assert AWAY_BID.fullmatch(actor.page.inner_text("#away-line"))
+        assert TIMER_BID.fullmatch(actor.page.inner_text("#away-line"))
+        assert actor.page.inner_text("#standing .standing-by") == "by the bot for you"
+        assert "You bid" not in actor.page.inner_text("#log-list")
         other.page.wait_for_function(f"() => document.title === {TURN_TITLE!r}")
         assert actor.page.title() != TURN_TITLE
         actor.shot(screenshots, "table-autoplayed-360x640")
+        # Reloaded, in Hungarian: the log is rebuilt from the state and still says the bot did.
+        actor.page.goto(f"{url}?lang=hu")
+        line = actor.page.locator("#log-list li.log-auto").first
+        line.wait_for()
+        assert line.inner_text().startswith("Lejárt az idő: a bot helyetted"), line.inner_text()
+        assert "Te licitáltál" not in actor.page.inner_text("#log-list")
+        actor.page.goto(url)
+        actor.page.wait_for_selector("#table:not([hidden])")
 
-        # Dudo is guarded: the first tap arms it and sends nothing; the arming wears off.
+        # Dudo is guarded: a tap sends nothing and says to hold; a hold too short sends nothing.
         seq = other.page.get_attribute("#room", "data-seq")
         other.page.click("#dudo-btn")
-        assert other.page.inner_text("#dudo-btn").startswith("Dudo")
-        assert "armed" in (other.page.get_attribute("#dudo-btn", "class") or "")
-        other.page.wait_for_timeout(3300)
-        assert "armed" not in (other.page.get_attribute("#dudo-btn", "class") or "")
+        assert other.page.inner_text("#dudo-btn") == "Dudo! Hold to call"
+        hold(other.page, "#dudo-btn", ms=200)
+        other.page.wait_for_timeout(500)
         assert other.page.get_attribute("#room", "data-seq") == seq
+        assert other.page.is_hidden("#reveal")
         # The keyboard path sends at once.
         other.page.focus("#dudo-btn")
         other.page.keyboard.press("Enter")

@@ -63,11 +63,12 @@ def database() -> Iterator[str]:
 
 @pytest.fixture
 def cluster(database: str, tmp_path: Path) -> Iterator[Callable[[int], object]]:
-    """Start a cluster of N instances (nginx on a free port); everything stops afterwards."""
+    """Start a cluster of N instances (nginx on a free port), with more PERUDO_* settings if
+    given; everything stops afterwards."""
     _require("nginx", shutil.which("nginx") is not None or Path("/usr/sbin/nginx").exists())
     started: list[object] = []
 
-    def start(instances: int) -> object:
+    def start(instances: int, **env: str) -> object:
         running = local_cluster.Cluster(
             free_port(),
             instances,
@@ -77,6 +78,7 @@ def cluster(database: str, tmp_path: Path) -> Iterator[Callable[[int], object]]:
                 "PERUDO_CALZA_WINDOW_MS": "0",
                 "PERUDO_ROOMS_PER_MINUTE": "0",
                 "PERUDO_DISCONNECT_GRACE_SECONDS": "600",
+                **env,
             },
             home=tmp_path,
         )

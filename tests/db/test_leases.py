@@ -12,6 +12,7 @@ from functools import partial
 from types import SimpleNamespace
 from typing import Any, TypeVar
 
+import orjson
 import pytest
 from alembic import command
 from sqlalchemy import Engine, event, insert, inspect, select, text, update
@@ -21,8 +22,14 @@ import app.db.leases
 from app.db.leases import LeaseRepository
 from app.db.migrate import alembic_config
 from app.db.models import InstanceRow, RoomLeaseRow
+from app.db.repository import GameRepository
 from app.db.session import make_engine
+from app.protocol import RoomSettings
+from app.rooms import ManualScheduler, Registry, Room, RoomConfig
+from app.rooms.journal import Journal
 from app.rooms.ownership import LEASE_SECONDS, Ownership
+from app.rooms.registry import ELSEWHERE
+from tests.rooms.conftest import FakeConnection, say, seated
 
 T = TypeVar("T")
 TTL = LEASE_SECONDS
@@ -286,3 +293,76 @@ def test_migration_0006_keeps_the_leases_and_frees_them(database_url: str) -> No
         assert "instances" not in inspect(engine).get_table_names()
     finally:
         engine.dispose()
+
+
+def test_new_rooms_nobody_took_are_forgotten_after_a_while(
+    repo: GameRepository, leases: LeaseRepository
+) -> None:
+    """A new room is only written (its first snapshot, rev 1) until an instance takes it; an
+    abandoned one goes once it is old enough, a taken or changed one never does."""
+    snapshot = orjson.Fragment(b'{"room_id": "x"}')
+    repo.write_journal(
+        {room: (rev, snapshot) for room, rev in [("new", 1), ("taken", 1), ("used", 2)]}, [], []
+    )
+    assert leases.beat("a", TTL) is False
+    assert leases.acquire("taken", "a")
+    assert leases.drop_unclaimed(time.time() - 60) == 0  # all younger than a minute
+    assert leases.drop_unclaimed(time.time() + 1) == 1
+    assert {data["room_id"] for data, _, _ in repo.load_journal()} == {"x"}
+    assert sorted(rev for _, rev, _ in repo.load_journal()) == [1, 2]  # taken, used
+
+
+def versioned(engine: Engine, name: str, reads: int, writes: int | None = None) -> Registry:
+    """An instance whose code reads room formats up to `reads` and writes `writes`."""
+    store = GameRepository(engine)
+    return Registry(
+        scheduler=ManualScheduler(),
+        config=RoomConfig(),
+        store=store,
+        lobby_ttl=600,
+        finished_ttl=300,
+        journal=Journal(store),
+        ownership=Ownership(LeaseRepository(engine, reads=reads, writes=writes), name),
+    )
+
+
+async def moved(to: Registry, away: Registry, room_id: str) -> Room:
+    """`to` asks for the room, `away` hands it over at its renewal, `to` takes it."""
+    assert await to.open(room_id) is ELSEWHERE
+    await away.hold()
+    room = await to.open(room_id)
+    assert isinstance(room, Room)
+    return room
+
+
+@pytest.mark.anyio
+async def test_a_rolling_upgrade_moves_rooms_only_where_their_format_is_read(
+    engine: Engine, repo: GameRepository
+) -> None:
+    """Old code (format 1) and new code (reads 2) on one database: while the new one still
+    writes format 1, rooms move both ways; once it writes 2, the old one leaves such a room
+    alone (it neither asks for it nor drops it) and never reads it, even at a restart."""
+    old, new = versioned(engine, "old", reads=1), versioned(engine, "new", reads=2, writes=1)
+    room = old.create(RoomSettings())
+    await old.publish(room)
+    room_id = room.room_id
+    first = await new.open(room_id)
+    assert isinstance(first, Room)
+    await seated(first, 1)  # P0 joins on the new instance
+    back = await moved(old, new, room_id)  # and the room goes back to the old one
+    assert [seat.name for seat in back.state.seats] == ["P0"]
+    await say(back, FakeConnection(), type="join", name="P1")
+
+    newest = versioned(engine, "newest", reads=2)  # the upgrade's last step: it writes 2
+    taken = await moved(newest, old, room_id)
+    assert [seat.name for seat in taken.state.seats] == ["P0", "P1"]
+    assert await old.open(room_id) is ELSEWHERE
+    assert owners(engine)[room_id] == ("newest", None)  # not even asked for
+    await newest.close()  # a clean stop frees its leases: still the old one does not take it
+    before = repo.load_journal(room_id)
+    assert await old.open(room_id) is ELSEWHERE
+    assert await versioned(engine, "old-restarted", reads=1).restore() == 0
+    assert repo.load_journal(room_id) == before  # neither dropped nor changed
+    again = await versioned(engine, "newest-again", reads=2).open(room_id)
+    assert isinstance(again, Room) and [seat.name for seat in again.state.seats] == ["P0", "P1"]
+    await old.close()

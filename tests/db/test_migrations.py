@@ -30,6 +30,8 @@ TABLES = {
     "instances",
     "bot_ratings",
     "device_links",
+    "room_formats",
+    "admin_orders",
 }
 
 

@@ -12,12 +12,12 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine, select
 
-from app import stats
 from app.db.models import PlayerRow
 from app.db.repository import GameRepository
 from app.db.session import make_engine
 from app.db.stats import Calls, StatsRepository, tally_calls
 from app.main import create_app
+from app.web import players as stats
 from tests.db.stats_games import (
     ANA,
     BOB,

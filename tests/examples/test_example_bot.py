@@ -7,10 +7,13 @@ The bot runs as its own process, as someone else's client would: it imports noth
 from __future__ import annotations
 
 import ast
+import importlib.util
+import re
 import subprocess
 import sys
 import time
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import httpx
@@ -68,11 +71,57 @@ def test_the_bot_uses_only_the_standard_library_and_websockets() -> None:
         )
     }
     assert imported - set(sys.stdlib_module_names) == {"websockets"}
-    assert len(BOT.read_text().splitlines()) < 120
+    assert len(BOT.read_text().splitlines()) < 150
+
+
+def load_bot() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("example_bot", BOT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+STATE: dict[str, Any] = {
+    "type": "state",
+    "seq": 7,
+    "phase": "playing",
+    "players": [{"seat": 0, "dice": 5}, {"seat": 1, "dice": 5}],
+    "round": {
+        "number": 1,
+        "turn": 0,
+        "total_dice": 10,
+        "bid": None,
+        "bids": [],
+        "turn_deadline": None,
+    },
+    "you": {"seat": 1, "dice": [2, 2, 3, 4, 6], "legal": {"dudo": False}},
+}
+
+
+def test_a_bid_event_becomes_the_state_it_stands_for() -> None:
+    apply_bid = load_bot().apply_bid
+    event = {"type": "bid", "seq": 8, "seat": 0, "quantity": 2, "face": 3, "turn": 1}
+    turned = {"seat": 1, "dice": [2, 2, 3, 4, 6], "legal": {"dudo": True}}
+    after = apply_bid(STATE, event | {"turn_deadline": 1e9, "you": turned})
+    bid = {"quantity": 2, "face": 3, "seat": 0}
+    assert after["seq"] == 8 and after["you"] == turned and after["players"] == STATE["players"]
+    assert after["round"] == STATE["round"] | {
+        "bid": bid,
+        "bids": [bid],
+        "turn": 1,
+        "turn_deadline": 1e9,
+    }
+    assert STATE["round"]["bids"] == [] and STATE["seq"] == 7  # the last state is left as it was
+    raised = {"type": "bid", "seq": 9, "seat": 1, "quantity": 3, "face": 3, "turn": 0}
+    again = apply_bid(after, raised | {"turn_deadline": None})  # no `you`: it did not change
+    assert again["you"] == turned and again["round"]["turn_deadline"] is None
+    assert again["round"]["bids"] == [bid, {"quantity": 3, "face": 3, "seat": 1}]
 
 
 @pytest.mark.slow
-def test_two_bots_and_a_server_bot_play_a_game_to_its_end(tmp_path: Path) -> None:
+@pytest.mark.parametrize("events", [False, True], ids=["states", "events"])
+def test_two_bots_and_a_server_bot_play_a_game_to_its_end(tmp_path: Path, events: bool) -> None:
     with running_server(tmp_path, PERUDO_BOT_DELAY_MS="0", PERUDO_CALZA_WINDOW_MS="0") as base:
         created = httpx.post(f"{base}/api/rooms", json={"max_players": 3}, timeout=5)
         assert created.status_code == 201, created.text
@@ -87,7 +136,7 @@ def test_two_bots_and_a_server_bot_play_a_game_to_its_end(tmp_path: Path) -> Non
         try:
             wait_for(lambda: len(seated()) == 2, "the host and the server bot to sit down")
             ws_link = f"{base.replace('http://', 'ws://')}/ws/{room_id}"
-            guest = bot(ws_link, "Bob", cwd=tmp_path)
+            guest = bot(ws_link, "Bob", *(["--events"] if events else []), cwd=tmp_path)
             try:
                 logs = [finish(host), finish(guest)]
             finally:
@@ -99,6 +148,8 @@ def test_two_bots_and_a_server_bot_play_a_game_to_its_end(tmp_path: Path) -> Non
 
         for log in logs:  # a move may cross a server bot's calza (logged); never a bad frame
             assert "game over:" in log and "bad_message" not in log, log[-3000:]
+        applied = [int(n) for n in re.findall(r"\((\d+) bid events\)", logs[1])]
+        assert applied and (applied[0] > 0) == events, logs[1][-3000:]  # the guest opted in
         assert httpx.get(room, timeout=5).json()["phase"] == "finished"
 
         def saved() -> dict[str, Any] | None:

@@ -9,7 +9,9 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from app import i18n, stats, web
+from app import i18n
+from app.web import pages as web
+from app.web import players as stats
 
 PAGES = {
     "/": "Create room",

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from app.protocol import RoomSettings
 from app.rooms import ManualScheduler, Room, RoomConfig
 from app.rooms.state import RoomState
-from app.ws import handle_text
+from app.web.ws import handle_text
 from tests.rooms.conftest import FakeConnection, MemoryStore
 from tests.ws.helpers import legal_move
 

@@ -1,7 +1,7 @@
 """A Hypothesis state machine of one room (issue 13): legal and illegal actions from every
 seat and from spectators, resumes, drops, leaves, kicks, rematches, settings and timers, all
-through the real parser (`app.ws.handle_text`), checked after every step against the engine's
-own view of the game:
+through the real parser (`app.web.ws.handle_text`), checked after every step against the
+engine's own view of the game:
 
 - every connection in the room holds the newest `state`, and it is exactly what
   `app.engine.player_view` says for that connection's seat (spectators: seat None);
@@ -30,7 +30,7 @@ from app.protocol import RoomSettings
 from app.rooms import ManualScheduler, Room, RoomConfig
 from app.rooms.persistence import encode_room
 from app.rooms.state import RoomState
-from app.ws import handle_text
+from app.web.ws import handle_text
 from tests.rooms.conftest import FakeConnection, MemoryStore
 from tests.ws.helpers import legal_move
 

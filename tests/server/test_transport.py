@@ -1,4 +1,4 @@
-"""`app.transport`: the direct send writes the same frames as the `websockets` library, in
+"""`app.web.transport`: the direct send writes the same frames as the `websockets` library, in
 order with the ASGI send, and declines whenever the ASGI send would not write at once."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.frames import Frame, Opcode
 from websockets.sync.client import connect
 
-from app.transport import (
+from app.web.transport import (
     DIRECT_SEND,
     SEND_BUFFER_BYTES,
     HttpProtocol,

@@ -16,8 +16,8 @@ from starlette.testclient import WebSocketTestSession
 from starlette.websockets import WebSocketDisconnect
 
 from app.config import Settings
-from app.limits import RateLimits
 from app.main import create_app
+from app.web.limits import RateLimits
 
 Message = dict[str, Any]
 

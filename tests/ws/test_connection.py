@@ -10,8 +10,7 @@ import pytest
 from fastapi import WebSocket
 
 from app.protocol import CloseCode
-from app.transport import DIRECT_SEND
-from app.ws import OUTBOX_LIMIT, WsConnection
+from app.web.transport import DIRECT_SEND, OUTBOX_LIMIT, WsConnection
 
 pytestmark = pytest.mark.anyio
 

@@ -9,7 +9,7 @@ import pytest
 from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
-from app.limits import RateLimiter, RateLimits, origin_allowed
+from app.web.limits import RateLimiter, RateLimits, origin_allowed
 from tests.ws.helpers import Client, new_room, running_app, settings_for
 
 pytestmark = pytest.mark.timeout(60)

@@ -41,9 +41,9 @@ def test_resume_after_a_dropped_socket_in_lobby_and_game(
         bea = Client(ws)
         bea.hello(type="join", name="Bea")
         token = bea.token
-    assert (
-        player(ana.until(lambda m: m["type"] == "state" and m["seq"] > 2), 1)["connected"] is False
-    )
+    seated = ana.until(lambda m: m["type"] == "state" and len(m["players"]) == 2)
+    after = ana.until(lambda m: m["type"] == "state" and m["seq"] > seated["seq"])
+    assert player(after, 1)["connected"] is False
     back = Client(stack.enter_context(http.websocket_connect(f"/ws/{room_id}")))
     welcome = back.hello(type="resume", token=token)
     assert welcome == {  # no player key: a guest

@@ -1,41 +1,34 @@
 // Telling a player it is their turn when they are not looking: the document title (visible or
-// not), a short vibration, an optional sound (off by default, remembered), a Notification while
-// the page is hidden (if allowed), and a line for screen readers. The same for "the bot played
-// for you" and the game's end.
-import { byId } from "../dom.js";
+// not), a short vibration, the turn's sound (sounds.js, behind the one toggle drawn here), a
+// Notification while the page is hidden (if allowed), and a line for screen readers. The same
+// for "the bot played for you" and the game's end; each new bid and round result is said to
+// screen readers (and the bid sounds).
+import { byId, h } from "../dom.js";
 import { t } from "../i18n.js";
-import { nameOf } from "./people.js";
+import { resultSummary } from "../result.js";
+import { bidSentence } from "./log.js";
+import { nameOf, namer } from "./people.js";
+import { play, soundOn, toggleSound } from "./sounds.js";
 
-const SOUND_KEY = "perudo:sound";
+const SAID_KEEP = 6; // lines kept in the polite live region
 
 let baseTitle = "";
 let lastTurnKey = null;
 let lastPhase = null;
-
-function soundOn() {
-  try {
-    return localStorage.getItem(SOUND_KEY) === "on";
-  } catch {
-    return false;
-  }
-}
+let lastBids = null; // {round, count}: the bids of the round already said
 
 export function mount() {
   baseTitle = document.title;
   const sound = byId("sound-btn");
   const drawSound = () => {
     sound.setAttribute("aria-pressed", String(soundOn()));
-    sound.textContent = soundOn() ? t("Turn sound: on") : t("Turn sound: off");
+    sound.textContent = soundOn() ? t("Sounds: on") : t("Sounds: off");
   };
   drawSound();
   sound.addEventListener("click", () => {
-    try {
-      localStorage.setItem(SOUND_KEY, soundOn() ? "off" : "on");
-    } catch {
-      /* storage refused: the choice lasts this page */
-    }
+    toggleSound();
     drawSound();
-    if (soundOn()) beep();
+    play("turn"); // a first taste, and the tap that lets the page play sound at all
   });
   const notify = byId("notify-btn");
   notify.hidden = !("Notification" in window) || Notification.permission !== "default";
@@ -59,6 +52,33 @@ export function render(state) {
     alert(state.winner === me ? t("Game over: you win!") : t("Game over: {name} wins.", { name: nameOf(state, state.winner) }));
   }
   lastPhase = state.phase;
+  sayNewBids(state);
+}
+
+/** Each new bid of the round, once, for screen readers ("Eve bid 5 twos."). */
+function sayNewBids(state) {
+  const round = state.phase === "playing" ? state.round : null;
+  if (round === null) {
+    lastBids = null;
+    return;
+  }
+  const said = lastBids !== null && lastBids.round === round.number ? lastBids.count : round.bids.length;
+  const fresh = round.bids.slice(said);
+  for (const bid of fresh) say(bidSentence(state, bid));
+  if (fresh.length > 0) play("bid");
+  lastBids = { round: round.number, count: round.bids.length };
+}
+
+/** A round's result, as the log writes it, for screen readers. */
+export function roundResult(result, state) {
+  if (state) say(resultSummary(result, namer(state), state.you.seat));
+}
+
+/** One line in the polite live region (added, never rewritten, so each is read once). */
+function say(text) {
+  const region = byId("table-live");
+  region.append(h("p", {}, text));
+  while (region.children.length > SAID_KEEP) region.firstElementChild.remove();
 }
 
 /** An `autoplayed` message: tell the person the bot moved for them. */
@@ -79,29 +99,12 @@ function alert(text) {
       /* not allowed before a tap */
     }
   }
-  if (soundOn()) beep();
+  play("turn");
   if (document.hidden && "Notification" in window && Notification.permission === "granted") {
     try {
       new Notification(text, { tag: "perudo", body: baseTitle });
     } catch {
       /* some browsers only notify from a service worker */
     }
-  }
-}
-
-let audio = null;
-function beep() {
-  try {
-    audio ??= new AudioContext();
-    const osc = audio.createOscillator();
-    const gain = audio.createGain();
-    osc.frequency.value = 660;
-    gain.gain.setValueAtTime(0.15, audio.currentTime);
-    gain.gain.exponentialRampToValueAtTime(0.001, audio.currentTime + 0.25);
-    osc.connect(gain).connect(audio.destination);
-    osc.start();
-    osc.stop(audio.currentTime + 0.25);
-  } catch {
-    /* no audio here */
   }
 }

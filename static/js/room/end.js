@@ -1,10 +1,11 @@
 // The end of a game: the winner, the finishing places from the saved game (each person's name a
-// link to their stats) with each rated seat's rating change, the host's rematch and the link
-// to the replay.
+// link to their stats) with each rated seat's rating change, the summary of the game's calls,
+// the host's rematch and the link to the replay.
 import { byId, fill, h } from "../dom.js";
 import { lang, t } from "../i18n.js";
 import { byPlace, ordinal } from "../players.js";
 import { isHost, nameOf } from "./people.js";
+import { renderSummary } from "./summary.js";
 
 // The saved game's rating changes by seat: only the state that first carries its id has them.
 let rated = { gameId: null, bySeat: new Map() };
@@ -22,7 +23,8 @@ export function mount(ctx) {
 }
 
 /**
- * @param {{ready: boolean, placesFor: (gameId: string) => object[]|null, eliminated: () => number[]}} ctx
+ * @param {{ready: boolean, placesFor: (gameId: string) => object[]|null, eliminated: () => number[],
+ *          rounds: () => object[]}} ctx
  *   placesFor: the saved game's players, or null while they are being fetched (the page
  *   draws again when they arrive)
  */
@@ -43,17 +45,20 @@ export function render(state, ctx) {
   renderPlaces(state, ctx);
 }
 
-/** The saved game's places once they are fetched; until then, what the page itself knows. */
+/** The saved game's places once they are fetched (until then, what the page itself knows), and
+ * the summary of the game's calls in the same order. */
 function renderPlaces(state, ctx) {
   const saved = state.game_id ? ctx.placesFor(state.game_id) : null;
+  const players = byPlace(saved ?? placesFromState(state, ctx.eliminated()));
   const changes = rated.gameId === state.game_id ? rated.bySeat : new Map();
-  fill(byId("places"), standings(saved ?? placesFromState(state, ctx.eliminated()), state.you.seat, changes));
+  fill(byId("places"), standings(players, state.you.seat, changes));
+  renderSummary(byId("summary"), players, ctx.rounds(), state.you.seat);
 }
 
 /** The final standings, best first; each person's name leads to their stats (bots keep none);
  * a rated seat shows how its rating moved ("+1.8"). */
 function standings(players, youSeat, changes) {
-  return byPlace(players).map((p) => {
+  return players.map((p) => {
     const name = p.seat === youSeat && youSeat !== null ? t("{name} (you)", { name: p.name }) : p.name;
     return h(
       "li",

@@ -5,7 +5,18 @@
 import { byId, toast } from "../dom.js";
 import { JOIN_FAILURES, errorText } from "../codes.js";
 import { t } from "../i18n.js";
-import { forgetSeatToken, keepSeatToken, rememberName, savedName, seatToken, takeJoinWish } from "../seat.js";
+import {
+  forgetSeatToken,
+  forgetTokenSetAside,
+  keepSeatToken,
+  rememberName,
+  savedName,
+  seatToken,
+  setTokenAside,
+  takeJoinWish,
+  takeSeatBack,
+  tokenSetAside,
+} from "../seat.js";
 import { Connection } from "./connection.js";
 import { savedPlaces } from "./places.js";
 import * as alerts from "./alerts.js";
@@ -16,6 +27,7 @@ import * as log from "./log.js";
 import * as lobby from "./lobby.js";
 import * as picker from "./picker.js";
 import * as playerlist from "./playerlist.js";
+import * as reactions from "./reactions.js";
 import * as reveal from "./reveal.js";
 import * as seats from "./seats.js";
 import * as status from "./status.js";
@@ -40,6 +52,8 @@ const page = {
   pending: false, // an action was sent; its state has not come back yet
   pendingTimer: null,
   clockOffset: 0, // server clock minus local clock, seconds
+  leftSeat: false, // this browser left its seat in the running game and may take it back
+  botCall: null, // an `autoplayed` dudo or calza, whose round_result comes next
 };
 
 /** What the views get: page-level facts as they are now, and the actions they may take. */
@@ -53,18 +67,22 @@ function context() {
     reveal: page.reveal,
     act,
     say: (text) => send({ type: "chat", text }),
+    send,
     join,
     leave,
+    comeBack,
+    leftSeat: page.leftSeat,
     retry,
     endReveal,
     showReveal: (result) => page.reveal === null && startReveal(result),
     placesFor,
     eliminated: log.eliminated,
+    rounds: log.rounds,
   };
 }
 
 // Drawn on every state, in this order (the end card before the picker measures the page).
-const VIEWS = [lobby, seats, table, playerlist, end, picker, calls, log, chat, tools, alerts];
+const VIEWS = [lobby, seats, table, playerlist, end, picker, calls, log, chat, reactions, tools, alerts];
 
 const conn = new Connection(roomId, { hello, onMessage, onStatus });
 const placesFor = savedPlaces((gameId) => {
@@ -96,9 +114,13 @@ function onMessage(msg) {
     case "state":
       receiveState(msg);
       break;
-    case "round_result":
     case "autoplayed":
-      page.queue.push({ [msg.type]: msg });
+      if (msg.action?.type !== "bid") page.botCall = msg;
+      page.queue.push({ autoplayed: msg });
+      pump();
+      break;
+    case "round_result":
+      page.queue.push({ round_result: markBotCall(msg) });
       pump();
       break;
     case "chat":
@@ -107,15 +129,48 @@ function onMessage(msg) {
     case "error":
       receiveError(msg.code);
       break;
+    case "reaction":
+      reactions.show(msg);
+      break;
+    case "notice":
+      status.notice(String(msg.text ?? ""));
+      break;
     default:
       break; // a message this page does not know yet: ignore it
   }
+}
+
+/** A round_result whose call the server's bot made for a person says so (`autoplayed`). */
+function markBotCall(result) {
+  const call = page.botCall;
+  page.botCall = null;
+  return call !== null && call.seat === result.caller ? { ...result, autoplayed: call.reason } : result;
+}
+
+/**
+ * Copy the state's `autoplayed` marks (PROTOCOL.md: why the bot made each bid of the round and
+ * each finished round's call, null for a player's own) onto the moves they describe, so every
+ * view reads a bot's move from the move itself.
+ */
+function markBotMoves(state) {
+  const marks = state.autoplayed;
+  if (!marks) return;
+  const round = state.round;
+  if (round) {
+    round.bids.forEach((bid, i) => {
+      if (marks.bids?.[i]) bid.autoplayed = marks.bids[i];
+    });
+    const last = round.bids.at(-1);
+    if (round.bid && last?.autoplayed) round.bid.autoplayed = last.autoplayed;
+  }
+  log.markCalls(marks.calls ?? []);
 }
 
 function receiveState(state) {
   if (state.seq <= page.seq) return; // older than what we hold
   page.seq = state.seq;
   end.noteRatings(state); // only the saved game's first state carries them; it may not be drawn
+  markBotMoves(state);
   if (typeof state.server_time === "number") page.clockOffset = state.server_time - Date.now() / 1000;
   settle();
   const last = page.queue.at(-1);
@@ -150,6 +205,7 @@ function pump() {
       alerts.autoplayed(item.autoplayed, page.state);
     } else {
       addToLog({ round: item.round_result });
+      alerts.roundResult(item.round_result, page.state);
       startReveal(item.round_result);
     }
   }
@@ -171,6 +227,10 @@ function retry() {
 
 function render(state) {
   const before = page.state?.phase;
+  if (state.phase !== "playing" && page.leftSeat) {
+    forgetTokenSetAside(roomId); // the game is over: the way back ends with it
+    page.leftSeat = false;
+  }
   if (before && before !== state.phase) window.scrollTo(0, 0);
   log.phaseChange(before, state.phase);
   page.state = state;
@@ -237,15 +297,30 @@ function join(name) {
   conn.connect(); // a new connection, so the hello can be a join
 }
 
+/** Leave the seat: in the lobby it is freed; in a game a bot plays it and the page keeps the
+ * way back (`comeBack`) until the game ends. */
 function leave() {
   act({ type: "leave" });
-  forgetSeatToken(roomId);
+  if (page.state?.phase === "playing") {
+    setTokenAside(roomId);
+    page.leftSeat = true;
+  } else {
+    forgetSeatToken(roomId);
+  }
+  conn.connect();
+}
+
+/** Take the seat left during this game back: the next hello resumes it. */
+function comeBack() {
+  takeSeatBack(roomId);
+  page.leftSeat = false;
   conn.connect();
 }
 
 // --- Start -----------------------------------------------------------------------------------
 
-for (const view of [status, lobby, picker, calls, reveal, end, chat, tools, alerts]) view.mount(context());
+for (const view of [status, lobby, picker, calls, reveal, end, chat, reactions, log, tools, alerts]) view.mount(context());
 setInterval(() => table.renderTimer(page.state, context()), 250);
 if (!seatToken(roomId) && takeJoinWish(roomId) && savedName()) page.joining = savedName();
+page.leftSeat = !seatToken(roomId) && tokenSetAside(roomId) !== null;
 conn.connect();

@@ -28,12 +28,32 @@ export function leastRaise(minQuantity, standing) {
   return ties.find((o) => standing !== null && o.face === standing.face) ?? ties[0];
 }
 
+/**
+ * Where the picker starts on an opening bid: about a sixth of the dice on the table (never
+ * below the least legal quantity), on the face other than aces you hold most of.
+ */
+export function openingBid(minQuantity, total, dice) {
+  const open = [2, 3, 4, 5, 6].filter((face) => minQuantity[face - 1] !== null);
+  if (open.length === 0) return leastRaise(minQuantity, null);
+  const held = (face) => dice.filter((d) => d === face).length;
+  const face = open.reduce((best, f) => (held(f) > held(best) ? f : best), open[0]);
+  const min = minQuantity[face - 1];
+  return { face, quantity: Math.min(total, Math.max(min, Math.round(total / 6))) };
+}
+
 let picker = null;
 let lastTurnKey = null; // the last turn of yours the page was scrolled to
+let turnKey = null; // your turn on screen now, or null
+let focusedTurnKey = null; // the last turn of yours that took the keyboard focus
 
 /** Build the picker once. @param {{act: (msg: object) => void}} ctx */
 export function mount(ctx) {
   picker = new BidPicker((bid) => ctx.act({ type: "bid", ...bid }));
+  // A phone turned on its side mid-turn: bring the controls on screen again in the new shape.
+  window.addEventListener("resize", () => {
+    lastTurnKey = null;
+    if (turnKey !== null) bringIntoView(turnKey);
+  });
 }
 
 /** @param {{ready: boolean}} ctx  ready: connected, and no action of ours awaits its answer */
@@ -49,8 +69,13 @@ export function render(state, ctx) {
   const myTurn = seatedIn && round.turn === state.you.seat;
   actions.dataset.myTurn = String(myTurn);
   const legal = state.you.legal;
-  picker.update(legal, round, myTurn && ctx.ready, myTurn ? state.you.odds : null);
-  if (myTurn) bringIntoView(`${round.number}:${round.bids.length}`);
+  picker.update(legal, round, myTurn && ctx.ready, myTurn ? state.you.odds : null, state.you.dice);
+  turnKey = myTurn ? `${round.number}:${round.bids.length}` : null;
+  if (turnKey !== null) bringIntoView(turnKey);
+  if (turnKey !== null && turnKey !== focusedTurnKey && ctx.ready) {
+    focusedTurnKey = turnKey;
+    focusPicker();
+  }
 }
 
 /** Once per turn of yours: scroll the least that brings your controls on screen, with their margin. */
@@ -63,6 +88,14 @@ function bringIntoView(turnKey) {
     const smooth = !window.matchMedia("(prefers-reduced-motion: reduce)").matches;
     actions.scrollIntoView({ block: "end", behavior: smooth ? "smooth" : "auto" });
   }
+}
+
+/** Your turn began: the keyboard focus goes to the chosen face, unless you are typing (the chat). */
+function focusPicker() {
+  const active = document.activeElement;
+  if (active instanceof HTMLElement && active.matches("input, textarea, select, [contenteditable]")) return;
+  const chosen = document.querySelector('#faces .face-btn[aria-checked="true"]:not(:disabled)');
+  (chosen ?? byId("bid-btn")).focus({ preventScroll: true });
 }
 
 class BidPicker {
@@ -100,10 +133,11 @@ class BidPicker {
 
   /**
    * Show what `legal` allows. A new decision (another round, bid or legal set) starts from the
-   * least raise; an unchanged one keeps the player's current choice. `odds` (the state's
+   * least raise (an opening bid from `openingBid`, given your `dice`); an unchanged one keeps
+   * the player's current choice. `odds` (the state's
    * `you.odds`, or null) puts beside each face the chance that its least bid holds.
    */
-  update(legal, round, enabled, odds) {
+  update(legal, round, enabled, odds, dice) {
     this.legal = legal;
     this.odds = odds;
     this.total = round ? round.total_dice : 0;
@@ -112,7 +146,8 @@ class BidPicker {
     const key = JSON.stringify([round?.number, round?.bids.length, legal.min_quantity, enabled]);
     if (key !== this.key) {
       this.key = key;
-      const least = enabled ? leastRaise(legal.min_quantity, this.standing) : null;
+      let least = null;
+      if (enabled) least = this.standing === null ? openingBid(legal.min_quantity, this.total, dice) : leastRaise(legal.min_quantity, this.standing);
       this.face = least ? least.face : null;
       this.quantity = least ? least.quantity : null;
     }

@@ -1,6 +1,7 @@
 // The players at the table in turn order, starting with you (or with the first seat for a
 // spectator): a name that wraps rather than being cut, a cup with the dice count, their last
-// bid this round, and who is to play. Other players' dice are never drawn here.
+// bid this round, and who is to play (with the turn timer as a bar that shrinks on their tile).
+// Other players' dice are never drawn here.
 import { byId, fill, h } from "../dom.js";
 import { bidChip, cupSvg } from "../dice.js";
 import { n, t } from "../i18n.js";
@@ -55,6 +56,7 @@ export function render(state) {
           bid ? h("span", { class: "opp-bid" }, bidChip(bid)) : null,
           tableBadges(state, p).map(shortBadge),
         ),
+        turn && round.turn_deadline != null ? h("span", { class: "turn-bar", "aria-hidden": "true" }, h("span", { class: "turn-bar-fill" })) : null,
       );
     }),
   );

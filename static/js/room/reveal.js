@@ -5,6 +5,7 @@ import { bidChip } from "../dice.js";
 import { countLine, outcomeText, revealRows } from "../result.js";
 import { t, tNodes } from "../i18n.js";
 import { namer } from "./people.js";
+import { play } from "./sounds.js";
 
 let shown = null; // the round result on screen, or null
 
@@ -51,11 +52,15 @@ export function render(state, ctx) {
   bar.style.animationDuration = `${ctx.revealMs}ms`;
   bar.classList.add("run");
   byId("reveal-next").focus({ preventScroll: true });
+  play("reveal");
 }
 
-/** "Anna calls dudo!", "You call calza!" */
+/** "Anna calls dudo!", "You call calza!", "The bot calls dudo for you!" */
 function title(result, youSeat, name) {
   const params = { name: name(result.caller) };
+  const dudo = result.call === "dudo";
+  if (result.autoplayed && result.caller === youSeat) return dudo ? t("The bot calls dudo for you!") : t("The bot calls calza for you!");
+  if (result.autoplayed) return dudo ? t("The bot calls dudo for {name}!", params) : t("The bot calls calza for {name}!", params);
   if (result.caller === youSeat) return result.call === "dudo" ? t("You call dudo!") : t("You call calza!");
   return result.call === "dudo" ? t("{name} calls dudo!", params) : t("{name} calls calza!", params);
 }

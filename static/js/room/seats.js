@@ -1,4 +1,5 @@
-// The lobby's seat list: who sits where, who is host, and the host's "Remove" buttons.
+// The lobby's seat list: who sits where, who is host, and the host's "Remove" buttons (which ask
+// first).
 import { byId, fill, h } from "../dom.js";
 import { t } from "../i18n.js";
 import { badges, isHost, player, presenceDot } from "./people.js";
@@ -35,7 +36,9 @@ function seatItem(state, p, host, ctx) {
             type: "button",
             class: "btn subtle small kick",
             "aria-label": t("Remove {name}", { name: p.name }),
-            onclick: () => ctx.act({ type: "kick", seat: p.seat }),
+            onclick: () => {
+              if (window.confirm(t("Remove {name} from the table?", { name: p.name }))) ctx.act({ type: "kick", seat: p.seat });
+            },
           },
           t("Remove"),
         )

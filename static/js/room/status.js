@@ -1,5 +1,6 @@
-// The connection as the player sees it: a banner while (re)connecting, and a full stop with the
-// reason when the server closed the socket for good (seat opened elsewhere, unknown room).
+// The connection as the player sees it: a banner while (re)connecting, the operator's notice,
+// and a full stop with the reason when the server closed the socket for good (seat opened
+// elsewhere, unknown room, room closed by the operator).
 import { byId } from "../dom.js";
 import { CLOSE_TEXT } from "../codes.js";
 import { t } from "../i18n.js";
@@ -33,12 +34,19 @@ export function render(status, detail = {}) {
   if (status === "closed") showFatal(detail.code);
 }
 
+/** The server operator's `notice` ("restarting in 5 minutes"), as a banner until the next. */
+export function notice(text) {
+  const banner = byId("notice");
+  banner.textContent = text;
+  banner.hidden = text === "";
+}
+
 function showFatal(code) {
   const info = CLOSE_TEXT[code];
   byId("fatal-title").textContent = info.title;
   byId("fatal-text").textContent = info.text;
   byId("fatal-retry").hidden = !info.retry;
   byId("fatal").hidden = false;
-  for (const id of ["lobby", "table", "chat", "log"]) byId(id).hidden = true;
+  for (const id of ["lobby", "table", "chat", "log", "reactions"]) byId(id).hidden = true;
   byId("fatal").focus?.();
 }

@@ -5,8 +5,11 @@ import { byId, fill, h } from "../dom.js";
 import { bidChip, dieSvg } from "../dice.js";
 import { n, percent, t } from "../i18n.js";
 import { nameOf, player } from "./people.js";
+import { play } from "./sounds.js";
 
 const awaySince = new Map(); // seat -> local time (ms) it was first seen disconnected
+const SHAKE_MS = 700;
+let shownRound; // the round number on screen (null: none; undefined: nothing drawn yet)
 
 export function render(state) {
   byId("table").hidden = state.phase === "lobby";
@@ -18,6 +21,7 @@ export function render(state) {
   renderPalifico(state, playing);
   renderCenter(state, playing);
   renderMe(state);
+  rollIn(state, playing);
   for (const p of state.players) {
     const away = !p.connected && !p.bot && !p.out && playing;
     if (!away) awaySince.delete(p.seat);
@@ -54,7 +58,7 @@ function renderCenter(state, playing) {
       standing,
       h("span", { class: "standing-label" }, t("Standing bid")),
       h("span", { class: "standing-bid" }, bidChip(round.bid, { small: false })),
-      h("span", { class: "standing-by" }, bidder(state, round.bid.seat)),
+      h("span", { class: "standing-by" }, bidder(state, round.bid)),
       myTurn && state.you.odds?.bid != null ? h("span", { class: "standing-odds" }, t("{percent} chance it holds", { percent: percent(state.you.odds.bid) })) : null,
     );
   } else if (playing) {
@@ -65,16 +69,26 @@ function renderCenter(state, playing) {
   }
   fill(
     byId("history"),
-    playing ? round.bids.map((b) => h("li", {}, h("span", { class: "hist-name" }, nameOf(state, b.seat)), bidChip(b))) : [],
+    playing ? round.bids.map((b) => h("li", {}, h("span", { class: "hist-name" }, shortBidder(state, b)), bidChip(b))) : [],
   );
 }
 
-/** "by Anna", "by you": who made the standing bid. */
-function bidder(state, seat) {
-  return seat === state.you.seat ? t("by you") : t("by {name}", { name: nameOf(state, seat) });
+/** "by Anna", "by you", "by the bot for you": who made the standing bid. */
+function bidder(state, bid) {
+  const you = bid.seat === state.you.seat;
+  const name = { name: nameOf(state, bid.seat) };
+  if (bid.autoplayed) return you ? t("by the bot for you") : t("by the bot for {name}", name);
+  return you ? t("by you") : t("by {name}", name);
 }
 
-/** Round 1 only: who rolled what to decide the opener; each throw wraps as a whole. */
+/** Who made a bid of this round, short: "Eve", "You", "Bot for Eve". */
+function shortBidder(state, bid) {
+  if (!bid.autoplayed) return nameOf(state, bid.seat);
+  return bid.seat === state.you.seat ? t("Bot for you") : t("Bot for {name}", { name: nameOf(state, bid.seat) });
+}
+
+/** Round 1 only: who rolled what to decide the opener (highest opens, so an ace shows as the
+ * 1 it counts as); each throw wraps as a whole. */
 function rollOff(state) {
   const throws = state.round.roll_off;
   if (!throws || state.round.number !== 1) return null;
@@ -84,21 +98,38 @@ function rollOff(state) {
     h("span", {}, t("Roll-off:")),
     throws.flatMap((rolls, i) => [
       i > 0 ? h("span", {}, t("re-roll")) : null,
-      ...rolls.map((r) => h("span", { class: "roll-one" }, h("span", { class: "roll-name" }, nameOf(state, r.seat)), dieSvg(r.die, { small: true }))),
+      ...rolls.map((r) => h("span", { class: "roll-one" }, h("span", { class: "roll-name" }, nameOf(state, r.seat)), dieSvg(r.die, { small: true, plain: true }))),
     ]),
   );
 }
 
-/** Your dice (hidden for spectators). */
+/** Your dice (hidden for spectators, and once the game is over: no dice are in play then). */
 function renderMe(state) {
   const you = state.you.seat === null ? null : player(state, state.you.seat);
-  byId("me").hidden = you === null;
-  if (you === null) return;
+  byId("me").hidden = you === null || state.phase !== "playing";
+  if (byId("me").hidden) return;
   const dice = [...state.you.dice].sort((a, b) => a - b);
   fill(
     byId("my-dice"),
     dice.length > 0 ? dice.map((d) => dieSvg(d, { real: true })) : h("span", { class: "muted" }, you.out ? t("No dice left") : ""),
   );
+}
+
+/**
+ * A new round: the dice shake in their cups (CSS, none under prefers-reduced-motion) and the
+ * roll sounds. Not for the round a page opens on.
+ */
+function rollIn(state, playing) {
+  const number = playing ? state.round.number : null;
+  const fresh = number !== null && shownRound !== undefined && number !== shownRound;
+  shownRound = number;
+  if (!fresh) return;
+  const board = byId("table");
+  board.classList.remove("rolling");
+  void board.offsetWidth; // restart the animation
+  board.classList.add("rolling");
+  setTimeout(() => board.classList.remove("rolling"), SHAKE_MS);
+  play("roll");
 }
 
 function clock(seconds) {
@@ -118,11 +149,22 @@ export function renderTimer(state, ctx) {
     timer.hidden = true;
     return;
   }
-  const left = Math.max(0, Math.ceil(deadline - (Date.now() / 1000 + ctx.clockOffset)));
+  const remaining = Math.max(0, deadline - (Date.now() / 1000 + ctx.clockOffset));
+  const left = Math.ceil(remaining);
+  renderTurnBar(remaining / (state.settings.turn_seconds || 1));
   timer.hidden = false;
   timer.textContent = clock(left);
   timer.classList.toggle("low", left <= 5);
   timer.setAttribute("aria-label", n("{count} second left", "{count} seconds left", left));
+}
+
+/** The acting seat's bar: the share of its turn's time still left (0..1). */
+function renderTurnBar(share) {
+  const fill = document.querySelector("#players .turn-bar-fill");
+  if (!fill) return;
+  const clamped = Math.min(1, Math.max(0, share));
+  fill.style.transform = `scaleX(${clamped.toFixed(3)})`;
+  fill.classList.toggle("low", clamped < 0.25);
 }
 
 /** "Waiting for Eve to reconnect · 0:07": elapsed, since the grace's length is not sent. */

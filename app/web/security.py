@@ -2,7 +2,7 @@
 never framed by another site.
 
 A pure ASGI middleware (no `BaseHTTPMiddleware`: it would buffer and cost every request a
-task). Pages keep the policy `app.web` gives them; any other response without a policy gets
+task). Pages keep the policy `app.web.pages` gives them; any other response without a policy gets
 one that forbids everything, and the OpenAPI pages get what their CDN bundle needs. Every
 policy ends up with `frame-ancestors 'none'`. Install with `install(app)` in `create_app`.
 """

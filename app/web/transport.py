@@ -20,15 +20,25 @@ sans-I/O `websockets` protocol, with four changes.
   the ASGI send would write it at once too (the connection open, no close sent, the
   transport not paused); otherwise it declines and the caller uses the ASGI send, which waits.
   Frames sent together (a round's result and the state after it) go out in one write.
+
+`WsConnection` is the app's side of it: a room's handle on one socket, which sends through the
+direct send while it can and through a bounded outbox while the client's transport is paused.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import functools
 import socket
 import struct
 from asyncio import BaseTransport
-from collections.abc import Callable, Sequence
+from collections import deque
+from collections.abc import Callable, Coroutine, Generator, Sequence
+from typing import Any
 
+from fastapi import WebSocket
+from starlette.websockets import WebSocketDisconnect
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.protocol import State
@@ -40,7 +50,7 @@ DirectSend = Callable[[Sequence[bytes]], bool]
 
 # The kernel's send buffer of a WebSocket (it doubles it): Linux would grow it to 4 MB for a
 # client that stops reading, so such a client held megabytes of kernel memory and took that
-# long to reach the outbox limit (`app.ws.OUTBOX_LIMIT`) that closes it.
+# long to reach the outbox limit (`app.web.transport.OUTBOX_LIMIT`) that closes it.
 SEND_BUFFER_BYTES = 64 * 1024
 _TEXT_FIN = 0x81  # FIN + opcode 1 (text); a server's frames are not masked
 _SHORT = struct.Struct("!BB")
@@ -122,3 +132,108 @@ class SansIOProtocol(WebSocketsSansIOProtocol):
         if not self.read_paused and self.queue.qsize() >= self.config.ws_max_queue:
             self.read_paused = True
             self.transport.pause_reading()
+
+
+OUTBOX_LIMIT = 256  # frames queued for a client that does not read: it gets closed
+CLOSE_WAIT_SECONDS = 5.0
+
+
+class WsConnection:
+    """A room's handle on one socket. A frame goes out at once when the socket can take it,
+    with no task switch (straight to the socket where the server offers `DIRECT_SEND`, else
+    through the ASGI send); while the client's transport is paused, frames wait in a bounded
+    outbox behind a writer task, so a slow client never blocks a room."""
+
+    def __init__(self, websocket: WebSocket) -> None:
+        self._ws = websocket
+        direct = (websocket.scope.get("extensions") or {}).get(DIRECT_SEND)
+        self._send_now: DirectSend | None = direct["send"] if direct else None
+        self._outbox: deque[str | CloseCode] = deque()
+        self._writer: asyncio.Task[None] | None = None  # only while frames wait
+        self.closed = False
+
+    def send(self, *texts: str) -> None:
+        if self.closed:
+            return
+        send_now = self._send_now if self._writer is None else None  # none while frames wait
+        if send_now is not None and send_now([text.encode() for text in texts]):
+            return
+        for text in texts:
+            if self.closed:
+                return
+            if self._writer is None:
+                self._push(text)
+            elif len(self._outbox) >= OUTBOX_LIMIT:
+                self.close(CloseCode.POLICY_VIOLATION)
+            else:
+                self._outbox.append(text)
+
+    def close(self, code: CloseCode) -> None:
+        """Close after the frames already waiting have gone out."""
+        if not self.closed:
+            self.closed = True
+            if self._writer is None:
+                self._push(code)
+            else:
+                self._outbox.append(code)
+
+    def _push(self, item: str | CloseCode) -> None:
+        """Send `item` now: the ASGI send completes in one step unless the transport is
+        paused, and then a writer task finishes it and sends whatever waits behind it."""
+        sending = self._ws.close(item) if isinstance(item, CloseCode) else self._ws.send_text(item)
+        try:
+            waiting = sending.send(None)
+        except StopIteration:
+            return  # sent
+        except (WebSocketDisconnect, RuntimeError, OSError):
+            self.closed = True  # the client is gone
+            return
+        self._writer = asyncio.ensure_future(self._drain(Resumed(sending, waiting)))
+
+    async def _drain(self, first: Resumed) -> None:
+        try:
+            with contextlib.suppress(WebSocketDisconnect, RuntimeError, OSError):
+                await first
+                while self._outbox:
+                    item = self._outbox.popleft()
+                    if isinstance(item, CloseCode):
+                        await self._ws.close(item)
+                        return
+                    await self._ws.send_text(item)
+        finally:
+            self._writer = None
+
+    async def finish(self) -> None:
+        """Let frames still waiting (and a requested close) go out, bounded, then stop."""
+        self.closed = True
+        writer = self._writer
+        if writer is None:
+            return
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(writer), CLOSE_WAIT_SECONDS)
+        writer.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await writer
+
+
+class Resumed:
+    """The rest of a coroutine that was stepped by hand and stopped at `waiting` (a future it
+    waits on), as an awaitable a task can drive like any other."""
+
+    def __init__(self, coroutine: Coroutine[Any, Any, None], waiting: Any) -> None:
+        self._coroutine = coroutine
+        self._waiting = waiting
+
+    def __await__(self) -> Generator[Any, None, None]:
+        waiting = self._waiting
+        while True:
+            try:
+                yield waiting
+            except BaseException as error:  # cancelled while waiting: the send sees it
+                step = functools.partial(self._coroutine.throw, error)
+            else:
+                step = functools.partial(self._coroutine.send, None)
+            try:
+                waiting = step()
+            except StopIteration:
+                return

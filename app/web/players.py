@@ -14,13 +14,13 @@ from fastapi import APIRouter, HTTPException, Path, Query, Request
 from fastapi.responses import HTMLResponse
 from pydantic import BaseModel
 
-from app.api import DATABASE_AWAY, MAX_OFFSET
 from app.chart import rating_chart
 from app.db.ratings import PROVISIONAL_GAMES
 from app.db.stats import Sort
-from app.deps import ClaimsDep, StatsDep
-from app.player_key import cookie_key
-from app.web import render
+from app.web.deps import ClaimsDep, StatsDep
+from app.web.models import DATABASE_AWAY, MAX_OFFSET
+from app.web.pages import render
+from app.web.player_key import cookie_key
 
 router = APIRouter()
 NAME_PATTERN = r"^[^\x00-\x1f\x7f]*$"  # as a seat's name: no control characters

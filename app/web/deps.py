@@ -15,8 +15,8 @@ from app.config import Settings
 from app.db.claims import ClaimsRepository
 from app.db.repository import GameRepository
 from app.db.stats import StatsRepository
-from app.limits import RateLimits
 from app.rooms import Registry
+from app.web.limits import RateLimits
 
 
 async def get_settings(connection: HTTPConnection) -> Settings:

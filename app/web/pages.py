@@ -16,7 +16,7 @@ from jinja2 import Environment, FileSystemLoader
 
 from app import i18n
 from app.paths import STATIC_DIR, TEMPLATES_DIR
-from app.player_key import keep_player_key
+from app.web.player_key import keep_player_key
 
 # Pages load only local scripts and styles; inline SVG (dice, QR) needs no img-src.
 CONTENT_SECURITY_POLICY = (

@@ -4,8 +4,8 @@ ratings per level, each seat's rating after its game, and the one-time device li
 Games saved before this revision keep their totals and rate nobody (`rating_seq` null): every
 person starts at the initial rating, and every name unclaimed, for the first key to take.
 
-Revision ID: 0010
-Revises: 0009
+Revision ID: 0011
+Revises: 0010
 Create Date: 2026-12-01
 """
 
@@ -14,8 +14,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0010"
-down_revision: str | None = "0009"
+revision: str = "0011"
+down_revision: str | None = "0010"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -15,12 +15,12 @@ from fastapi import APIRouter, Depends, HTTPException, Path, Request, Response
 from fastapi.responses import HTMLResponse
 from pydantic import BaseModel, ConfigDict, StringConstraints
 
-from app.api import DATABASE_AWAY
 from app.db.claims import CODE_LENGTH
-from app.deps import ClaimsDep, SettingsDep
-from app.limits import origin_allowed
-from app.player_key import cookie_key, keep_player_key
-from app.web import render
+from app.web.deps import ClaimsDep, SettingsDep
+from app.web.limits import origin_allowed
+from app.web.models import DATABASE_AWAY
+from app.web.pages import render
+from app.web.player_key import cookie_key, keep_player_key
 
 router = APIRouter()
 # A code as typed: its characters, perhaps grouped with spaces or dashes.
