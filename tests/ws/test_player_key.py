@@ -13,9 +13,9 @@ import orjson
 import pytest
 from fastapi.testclient import TestClient
 
-from app.web.player_key import PLAYER_COOKIE
 from app.protocol import Join, Resume, Watch
 from app.rooms import Room
+from app.web.player_key import PLAYER_COOKIE
 from tests.ws.helpers import Client, Message, new_room, play_to_end
 
 pytestmark = pytest.mark.timeout(60)
