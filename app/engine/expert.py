@@ -34,8 +34,8 @@ EXPERT = STYLES["expert"]
 # the whole game's swing, at a bigger table it helps only a little.
 RIVAL_WEIGHT = {2: 1.0}
 RIVAL_WEIGHT_CROWD = 0.25
-BIDDER_SAMPLES = 48  # hands sampled for the standing bidder
-SEARCHED_RAISES = 6  # the cheapest raises by the blind estimate, searched over those hands
+BIDDER_SAMPLES = 32  # hands sampled for the standing bidder
+SEARCHED_RAISES = 4  # the cheapest raises by the blind estimate, searched over those hands
 SLIP = 0.08  # the weight of a hand with which `hard` would have bid otherwise (it bluffs)
 
 
