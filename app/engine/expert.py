@@ -1,12 +1,14 @@
 """The expert bot: equilibrium play in solved heads-up endgames, a search everywhere else.
 
-Heads-up with few dice (a split `app.engine.headsup` has a table for) it samples its action
-from the CFR+ equilibrium of the round. Elsewhere it searches one ply over the hidden hands,
-weighted by the `hard` bot's inference (`bot.Reading`), and picks the action with the least
-expected loss in dice, where a die an opponent loses counts as a gain (fully heads-up, shared
-among the others at a bigger table). Unlike `hard` it does not treat "the next player calls"
-and "the bid fails" as independent: a next player with many matching dice rarely calls, and
-then the bid is likelier true, so the loss is summed over that player's hand.
+Heads-up with few dice (1v1, 1v2, 2v1: the splits `app.engine.headsup` has tables for) it
+samples its action from the CFR+ equilibrium of the round. Elsewhere it searches over the
+hidden dice of the standing bidder: hands sampled blind, each weighted by whether a `hard` bot
+holding it would have made the standing bid (the opponent model), give the chance the bid
+holds, hence dudo's cost. When the next player is that same bidder (heads-up), the cheapest
+raises are searched too: for each sampled hand, the bidder answers as `hard` would, and a
+called raise costs what the revealed count says. Other raises are weighed in closed form over
+the next player's matching dice (`raise_cost`). A die an opponent loses counts as a gain:
+fully heads-up, a quarter at a bigger table. The levels' figures: bench/README.md.
 """
 
 from __future__ import annotations

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from app.engine import Bid, Dudo
-from app.engine.bot import choose_action
+from app.engine import Bid, Dudo, expert
+from app.engine.bot import Reading, choose_action
 from app.engine.expert import endgame_action, searched_action
+from app.engine.game import count_matching
 from app.engine.headsup import (
     MAGIC,
     RULES_VERSION,
@@ -91,3 +92,23 @@ def test_no_table_outside_a_normal_heads_up_round() -> None:
 
 def test_a_table_that_is_missing_leaves_the_expert_searching(tmp_path: Path) -> None:
     assert load_tables(tmp_path / "absent.bin") == {}
+
+
+def test_the_bidders_hands_are_weighted_by_what_hard_would_have_bid(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A `hard` bot that opens four fives mostly holds fives or aces: the sampled hands that
+    would have made that bid outweigh the others."""
+    monkeypatch.setattr(expert, "BIDDER_SAMPLES", 600)
+    view = hand_view([2, 3, 4, 6, 6], {0: 5, 1: 5}, [(4, 5, 1)])
+    reading = Reading.read(view, expert.EXPERT)
+    found = expert.bidder_hands(view, reading, random.Random(5))
+    assert found is not None
+    seat, sampled = found
+    assert seat == 1
+    blind = sum(count_matching(dice, 5, aces_wild=True) for dice, _ in sampled) / len(sampled)
+    weighted = sum(w * count_matching(d, 5, aces_wild=True) for d, w in sampled) / sum(
+        w for _, w in sampled
+    )
+    assert blind == pytest.approx(5 / 3, abs=0.2)
+    assert weighted > blind + 0.3
