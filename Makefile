@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test lint bench install clean i18n
+.PHONY: run test lint bench install clean i18n tables
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +35,9 @@ i18n: install  # after changing a page's or script's text; then translate the ne
 
 bench: install
 	$(BIN)/python bench/engine.py
+
+tables: install  # remake the expert's heads-up tables (app/engine/tables/headsup.bin), ~12 min CPU
+	$(BIN)/python bench/solver.py build
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

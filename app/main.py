@@ -25,6 +25,7 @@ from app.db.migrate import upgrade
 from app.db.repository import GameRepository
 from app.db.session import make_engine
 from app.db.stats import StatsRepository
+from app.engine.headsup import load_tables
 from app.paths import STATIC_DIR
 from app.rooms import AsyncioScheduler, Registry, RoomConfig, Scheduler
 from app.rooms.journal import Journal
@@ -94,6 +95,7 @@ def create_app(
             journal=journal,
             ownership=ownership,
         )
+        await asyncio.to_thread(load_tables)  # the expert bot's, before any room needs them
         restored = await registry.restore()
         if restored:
             logger.info("restored %d live rooms from the journal", restored)

@@ -22,6 +22,8 @@ from prometheus_client import (
     generate_latest,
 )
 
+from app.protocol import PHASES
+
 REGISTRY = CollectorRegistry()
 FAST = (0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0)
 
@@ -62,7 +64,7 @@ def action_counter(kind: str) -> Counter:
 def count_rooms(phases: Iterable[str]) -> None:
     """Set the rooms gauge from the phases of every room (at scrape time)."""
     tally = Tally(phases)
-    for phase in ("lobby", "playing", "finished"):
+    for phase in PHASES:
         ROOMS.labels(phase).set(tally[phase])
 
 

@@ -31,6 +31,7 @@ from app.engine import (
     Calza,
     CalzaRule,
     Dudo,
+    GamePhase,
     GameSettings,
     RoundResultView,
     RoundView,
@@ -287,7 +288,8 @@ class CloseCode(IntEnum):
     ROOM_CLOSED = 4410  # the server's operator closed the room
 
 
-Phase = Literal["lobby", "playing", "finished"]
+Phase = Literal["lobby", GamePhase]
+PHASES: tuple[Phase, ...] = ("lobby", *get_args(GamePhase))
 AutoplayReason = Literal["timer", "away", "left"]
 
 

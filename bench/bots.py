@@ -3,12 +3,15 @@
 Matchups (seats rotate so that seat order and the opener's advantage even out):
 - hard against a naive baseline, heads-up;
 - one hard against five baselines (its fair share is 1/6);
-- two each of hard, normal and easy at a six-seat table (fair share 1/3 per level).
+- two each of hard, normal and easy at a six-seat table (fair share 1/3 per level);
+- expert against hard, heads-up, and one expert among five hard (its fair share is 1/6),
+  with the expert's CPU time per decision (p50, p99) and its tables' memory.
 
 After every bid, each bot that may call calza is asked through `maybe_calza` (in seat order
 from the bidder); the baseline never calls calza.
 
     .venv/bin/python bench/bots.py --games 2000 --seed 1
+    .venv/bin/python bench/bots.py --games 1000 --matchups 6 7   # the expert's two
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import random
 import shlex
 import sys
 import time
+import tracemalloc
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -30,6 +34,7 @@ from app.engine import Bid, BidMade, Calza, Dudo, Game, GameSettings, GameView, 
 from app.engine.bids import ACE
 from app.engine.bot import BotLevel, choose_action, maybe_calza
 from app.engine.game import Action, count_matching
+from app.engine.headsup import load_tables
 
 Policy = BotLevel | Literal["baseline"]
 
@@ -62,8 +67,18 @@ def baseline_action(view: GameView) -> Action:
     return max(raises, key=lambda bid: (expected(bid.face) - bid.quantity, bid.face))
 
 
+EXPERT_TIMES: list[int] = []  # CPU ns of each expert decision in this process
+
+
 def act(policy: Policy, view: GameView, rng: random.Random) -> Action:
-    return baseline_action(view) if policy == "baseline" else choose_action(view, policy, rng)
+    if policy == "baseline":
+        return baseline_action(view)
+    if policy != "expert":
+        return choose_action(view, policy, rng)
+    started = time.thread_time_ns()
+    action = choose_action(view, policy, rng)
+    EXPERT_TIMES.append(time.thread_time_ns() - started)
+    return action
 
 
 def play_game(policies: dict[int, Policy], seed: int, settings: GameSettings) -> int:
@@ -115,15 +130,34 @@ MATCHUPS = (
     Matchup.rotating("normal vs baseline, heads-up", ["normal", "baseline"]),
     Matchup.rotating("easy vs baseline, heads-up", ["easy", "baseline"]),
     Matchup.rotating("hard vs normal, heads-up", ["hard", "normal"]),
+    Matchup.rotating("expert vs hard, heads-up", ["expert", "hard"]),
+    Matchup.rotating("1 expert vs 5 hard", ["expert", "hard", "hard", "hard", "hard", "hard"]),
 )
 SETTINGS = GameSettings()
 
 
-def run_one(task: tuple[int, int, int]) -> Policy:
-    """One game of matchup `task[0]`: the policy of the winning seat."""
+def run_one(task: tuple[int, int, int]) -> tuple[Policy, list[int]]:
+    """One game of matchup `task[0]`: the policy of the winning seat, and the expert's CPU
+    time of each of its decisions in that game."""
     matchup_index, index, seed = task
     seats = MATCHUPS[matchup_index].seats(index)
-    return seats[play_game(seats, seed, SETTINGS)]
+    EXPERT_TIMES.clear()
+    return seats[play_game(seats, seed, SETTINGS)], list(EXPERT_TIMES)
+
+
+def percentile(values: Sequence[int], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))] if ordered else math.nan
+
+
+def tables_memory() -> int:
+    """Bytes the expert's tables take once loaded (traced allocations of the load)."""
+    load_tables.cache_clear()
+    tracemalloc.start()
+    load_tables()
+    size = tracemalloc.get_traced_memory()[0]
+    tracemalloc.stop()
+    return size
 
 
 def wilson(wins: int, games: int, z: float = 1.96) -> tuple[float, float]:
@@ -156,11 +190,15 @@ def main(argv: Sequence[str] | None = None) -> None:
                 (matchup_index, i, args.seed * 1_000_003 + matchup_index * 100_003 + i)
                 for i in range(args.games)
             ]
-            winners = Counter(pool.imap_unordered(run_one, tasks, chunksize=20))
+            winners: Counter[Policy] = Counter()
+            times: list[int] = []
+            for winner, spent in pool.imap_unordered(run_one, tasks, chunksize=20):
+                winners[winner] += 1
+                times += spent
             elapsed = time.perf_counter() - started
             line_up = Counter(matchup.arrangements[0])
             print(f"\n{matchup.name}: {args.games} games in {elapsed:.1f} s")
-            for policy in ("hard", "normal", "easy", "baseline"):
+            for policy in ("expert", "hard", "normal", "easy", "baseline"):
                 if policy not in line_up:
                     continue
                 wins = winners[policy]
@@ -170,6 +208,13 @@ def main(argv: Sequence[str] | None = None) -> None:
                     f"  {policy:<8} x{line_up[policy]}  wins {wins / args.games:6.1%}"
                     f"  95% CI [{low:6.1%}, {high:6.1%}]  fair share {fair:.1%}"
                 )
+            if times:
+                print(
+                    f"  expert decisions: {len(times)}, CPU p50 {percentile(times, 0.5) / 1e6:.2f}"
+                    f" ms, p99 {percentile(times, 0.99) / 1e6:.2f} ms,"
+                    f" max {max(times) / 1e6:.2f} ms"
+                )
+    print(f"\nexpert tables: {tables_memory() / 2**20:.1f} MiB once loaded")
 
 
 if __name__ == "__main__":

@@ -634,14 +634,14 @@ async def seat_tables(
     rng: random.Random,
     tally: Tally,
     start: bool,
-    opts: Options,
+    opts: Options | None = None,
 ) -> list[Table]:
     """Rooms of the given sizes, every player seated (opted in to bid events or not, as
-    `opts` says) and, with `start`, the game started."""
+    `opts` says: plain players by default) and, with `start`, the game started."""
     ids = await create_rooms(port, len(sizes))
+    events, bids_only = (opts.events, opts.bids_only) if opts is not None else (False, False)
     tables = [
-        Table(room_id, random.Random(rng.random()), tally, opts.events, opts.bids_only)
-        for room_id in ids
+        Table(room_id, random.Random(rng.random()), tally, events, bids_only) for room_id in ids
     ]
     gate = asyncio.Semaphore(CONNECT_PARALLEL)
     await asyncio.gather(*(t.seat(port, size, gate) for t, size in zip(tables, sizes, strict=True)))

@@ -40,6 +40,7 @@ from app.engine.snapshot import (
 from app.engine.view import lobby_you, no_legal, player_view, table_view, you_view
 from app.engine.wire import (
     BidView,
+    GamePhase,
     GameView,
     LegalView,
     OddsView,
@@ -68,6 +69,7 @@ __all__ = [
     "Event",
     "Game",
     "GameEnded",
+    "GamePhase",
     "GameSettings",
     "GameView",
     "LegalView",

@@ -27,7 +27,7 @@ from app.engine.bids import ACE, FACES, Bid
 from app.engine.game import MAX_DICE, Action, Calza, Dudo, count_matching, match_chance
 from app.engine.wire import BidView, GameView
 
-BotLevel = Literal["easy", "normal", "hard"]
+BotLevel = Literal["easy", "normal", "hard", "expert"]
 BOT_LEVELS: tuple[BotLevel, ...] = get_args(BotLevel)
 
 Distribution = tuple[float, ...]
@@ -60,6 +60,7 @@ STYLES: dict[BotLevel, Style] = {
     "easy": Style(0.2, 0.0, 0, 0.4, 0.12, 0.2, 0.25, -0.15),
     "normal": Style(0.4, 0.0, 1, 0.4, 0.05, 0.12, 0.12, -0.05),
     "hard": Style(0.6, 0.3, 2, 0.5, 0.01, 0.08, 0.06, 0.05),
+    "expert": Style(0.6, 0.3, 2, 0.5, 0.01, 0.05, 0.04, 0.05),  # its search: app/engine/expert.py
 }
 
 # Weight of the signal each kind of bid carries about the bidder's own dice.
@@ -78,8 +79,12 @@ def choose_action(view: GameView, level: BotLevel, rng: random.Random) -> Action
 
     Raises ValueError when the view allows no action (not the seat's turn).
     """
+    if level == "expert":
+        from app.engine.expert import expert_action  # it builds on this module
+
+        return expert_action(view, rng)
     style = STYLES[level]
-    table = _Table.read(view, style)
+    table = Reading.read(view, style)
     legal = view["you"]["legal"]
     options: list[tuple[float, Action]] = []
     raises = _raises(table, legal["min_quantity"], style)
@@ -113,14 +118,14 @@ def maybe_calza(view: GameView, level: BotLevel, rng: random.Random) -> bool:
     if not view["you"]["legal"]["calza"]:
         return False
     style = STYLES[level]
-    table = _Table.read(view, style)
+    table = Reading.read(view, style)
     if table.standing is None:
         return False
     gain = _calza_value(table, table.standing) + rng.gauss(0.0, style.noise)
     return gain > style.calza_margin
 
 
-def _calza_value(table: _Table, bid: Bid) -> float:
+def _calza_value(table: Reading, bid: Bid) -> float:
     """Expected dice won by calling calza on `bid` (negative: expected loss)."""
     exact = table.exact(bid)
     gain = 1.0 if table.counts[table.me] < MAX_DICE else 0.0
@@ -128,29 +133,39 @@ def _calza_value(table: _Table, bid: Bid) -> float:
     return exact * gain - (1.0 - exact) * loss
 
 
-def _raises(table: _Table, min_quantity: list[int | None], style: Style) -> list[tuple[float, Bid]]:
-    """Every sensible legal raise with its expected die loss; hopeless ones are left out."""
+def _raises(
+    table: Reading, min_quantity: list[int | None], style: Style
+) -> list[tuple[float, Bid]]:
+    """Every sensible legal raise with its expected die loss."""
     share = style.continuation / max(1, len(table.counts) - 1)
     found: list[tuple[float, Bid]] = []
+    for bid in candidate_raises(table, min_quantity):
+        held = table.holds(bid)
+        seen = table.seen_by_next(bid.face) if style.caller else 0.0
+        called = table.call_chance(bid, seen) if style.caller else 1.0
+        cost = called * (1.0 - held) + (1.0 - called) * share
+        found.append((cost - TEMPO * bid.quantity / table.total, bid))
+    return found
+
+
+def candidate_raises(table: Reading, min_quantity: list[int | None]) -> list[Bid]:
+    """The legal raises worth weighing: per face, from a little below the expected count up to
+    the first that is hopeless (raises far below it all cost about the same)."""
+    found: list[Bid] = []
     for face, least in zip(FACES, min_quantity, strict=True):
         if least is None:
             continue
-        # Raises far below the expected count all cost about the same: skip all but the top few.
         floor = int(table.expected(face)) - 3
-        seen = table.seen_by_next(face) if style.caller else 0.0
         for quantity in range(max(least, floor), table.total + 1):
             bid = Bid(quantity, face)
-            held = table.holds(bid)
-            if held < 0.05 and found:
+            if table.holds(bid) < 0.05 and found:
                 break
-            called = table.call_chance(bid, seen) if style.caller else 1.0
-            cost = called * (1.0 - held) + (1.0 - called) * share
-            found.append((cost - TEMPO * quantity / table.total, bid))
+            found.append(bid)
     return found
 
 
 @dataclass(slots=True)
-class _Table:
+class Reading:
     """What the bot knows: its own dice, dice counts, and per-face estimates of the rest."""
 
     me: int
@@ -167,7 +182,7 @@ class _Table:
     _keys: dict[tuple[int, int], HandKey] = field(default_factory=dict)
 
     @classmethod
-    def read(cls, view: GameView, style: Style) -> _Table:
+    def read(cls, view: GameView, style: Style) -> Reading:
         round_ = view["round"]
         me = view["you"]["seat"]
         if round_ is None or me is None:
@@ -240,7 +255,7 @@ class _Table:
             return 0.0
         chance = 0.0
         for matching, weight in enumerate(self.hand(seat, bid.face)):
-            chance += weight * _logistic((bid.quantity - matching - seen) / CALL_SOFTNESS)
+            chance += weight * logistic((bid.quantity - matching - seen) / CALL_SOFTNESS)
         return chance
 
     def hand(self, seat: int, face: int) -> Distribution:
@@ -254,6 +269,13 @@ class _Table:
             key = (self.counts[seat], p, self.claims.get((seat, face)), self.style.trust)
             self._keys[seat, face] = key
         return key
+
+    def unseen_without(self, seat: int, face: int) -> Distribution:
+        """P(at least k) of the matching dice held by neither us nor `seat`, k = 0.. ."""
+        parts = tuple(
+            self._hand_key(other, face) for other in self.counts if other not in (self.me, seat)
+        )
+        return _sum_of_hands(parts).tails
 
     def _distribution(self, face: int) -> Unseen:
         cached = self._unseen.get(face)
@@ -326,7 +348,7 @@ def _base_p(face: int, palifico: bool) -> float:
     return match_chance(face, aces_wild=not palifico)
 
 
-def _logistic(x: float) -> float:
+def logistic(x: float) -> float:
     return 1.0 / (1.0 + math.exp(-x))
 
 
@@ -342,7 +364,7 @@ def _hand(n: int, p: float, claim: float | None, trust: float) -> Distribution:
     if claim is None or trust == 0.0:
         return prior
     weighted = [
-        weight * (1.0 - trust + trust * _logistic((k - claim) / CLAIM_SOFTNESS))
+        weight * (1.0 - trust + trust * logistic((k - claim) / CLAIM_SOFTNESS))
         for k, weight in enumerate(prior)
     ]
     scale = sum(weighted)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Literal, TypedDict
 
 Call = Literal["dudo", "calza"]
-Phase = Literal["playing", "finished"]
+GamePhase = Literal["playing", "finished"]  # a room adds "lobby" before the first game
 
 
 class BidView(TypedDict):
@@ -114,7 +114,7 @@ class PlayerPublic(TypedDict):
 class TableView(TypedDict):
     """The game part of PROTOCOL.md `state` that is the same for every seat."""
 
-    phase: Phase
+    phase: GamePhase
     players: list[PlayerPublic]
     round: RoundView | None
     last_result: RoundResultView | None

@@ -20,7 +20,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 from urllib.parse import parse_qs
 
 from fastapi import APIRouter, Depends, HTTPException, Request
@@ -28,6 +28,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import BaseModel, StringConstraints, ValidationError
 
 from app.db.console import ConsoleRepository, Order
+from app.protocol import Phase
 from app.rooms import Registry
 from app.rooms.ownership import RENEW_SECONDS
 from app.rooms.registry import ELSEWHERE
@@ -80,7 +81,7 @@ class Operator:
         if self.session is None:
             return True
         expected = csrf_token(self.token, self.session)
-        return csrf is not None and hmac.compare_digest(csrf.encode(), expected.encode())
+        return same_secret(csrf, expected)
 
 
 def _operator(request: Request, token: str) -> Operator | None:
@@ -122,7 +123,7 @@ REFUSED: dict[int | str, dict[str, Any]] = {
 class LiveRoom(BaseModel):
     room_id: str
     instance: str
-    phase: Literal["lobby", "playing", "finished"]
+    phase: Phase
     players: int
     sockets: int
     spectators: int

@@ -77,6 +77,7 @@ export const BOT_LEVELS = Object.freeze([
   { value: "easy", label: t("Easy") },
   { value: "normal", label: t("Normal") },
   { value: "hard", label: t("Hard") },
+  { value: "expert", label: t("Expert") },
 ]);
 export const DEFAULT_BOT_LEVEL = "normal";
 

@@ -9,6 +9,8 @@ from typing import Any
 from playwright.sync_api import Browser, BrowserContext, Page, ViewportSize, WebSocket
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
+from tests.events import apply_event
+
 PHONE: ViewportSize = {"width": 360, "height": 640}
 TIMEOUT_MS = 15_000
 
@@ -59,6 +61,7 @@ class Player:
         self.states: dict[int, dict[str, Any]] = {}
         self.results: list[dict[str, Any]] = []
         self.sent: list[dict[str, Any]] = []  # every message the page sent
+        self.bid_events = 0  # bid events received (each applied to the state before it)
         self.page_errors: list[str] = []
         self.watch(self.page)
 
@@ -80,6 +83,9 @@ class Player:
         msg = json.loads(payload)
         if msg["type"] == "state":
             self.states[msg["seq"]] = msg
+        elif msg["type"] == "bid" and self.states:  # the page opts in to bid events
+            self.states[msg["seq"]] = apply_event(self.states[max(self.states)], msg)
+            self.bid_events += 1
         elif msg["type"] == "round_result":
             self.results.append(msg)
 

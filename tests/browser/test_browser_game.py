@@ -144,6 +144,11 @@ def test_three_players_play_a_whole_game(
             player.page.wait_for_selector("#table:not([hidden])")
 
         play_to_the_end(players, room_id, screenshots)
+        # The page opts in to bid events, and the states it showed after them were exact.
+        for player in players:
+            hellos = [m for m in player.sent if m["type"] in {"join", "resume", "watch"}]
+            assert hellos and all(m["events"] is True for m in hellos), player.name
+            assert player.bid_events > 0, player.name
 
         # Game end: winner, places from the saved game, rematch for the host, replay link.
         state = anna.shown_state()

@@ -52,7 +52,7 @@ def test_everything_exported_exists() -> None:
 
 
 def test_vocabularies() -> None:
-    assert BOT_LEVELS == ("easy", "normal", "hard")
+    assert BOT_LEVELS == ("easy", "normal", "hard", "expert")
     assert CALZA_RULES == ("pressman", "asmodee")
     assert set(RULE_CODES) == {
         "not_your_turn",

@@ -6,7 +6,6 @@ whose every connection is plain, one whose every connection takes events."""
 from __future__ import annotations
 
 import asyncio
-import copy
 import random
 from typing import Any
 
@@ -18,6 +17,7 @@ from hypothesis import strategies as st
 from app.protocol import RoomSettings
 from app.rooms import ManualScheduler, Room, RoomConfig
 from app.rooms.state import RoomState
+from tests.events import apply_event
 from tests.rooms.conftest import FakeConnection, MemoryStore, say
 
 pytestmark = pytest.mark.anyio
@@ -35,29 +35,6 @@ def twin(seed: int, clock: ManualScheduler, **room_settings: Any) -> Room:
         store=MemoryStore(),
         rng=random.Random(seed),
     )
-
-
-def apply_event(state: Frame, event: Frame) -> Frame:
-    """What PROTOCOL.md says a client does with a `bid` event."""
-    applied = copy.deepcopy(state)
-    placed = {"quantity": event["quantity"], "face": event["face"], "seat": event["seat"]}
-    applied["round"]["bid"] = placed
-    applied["round"]["bids"] = [*applied["round"]["bids"], dict(placed)]
-    applied["round"]["turn"] = event["turn"]
-    applied["round"]["turn_deadline"] = event["turn_deadline"]
-    applied["seq"] = event["seq"]
-    if "you" in event:
-        applied["you"] = event["you"]
-    marks = applied.get("autoplayed")
-    if marks is not None:
-        marks["bids"] = [*marks["bids"], event.get("autoplayed")]
-    elif "autoplayed" in event:  # the round's first move the bot made for a person
-        bids = applied["round"]["bids"]
-        applied["autoplayed"] = {
-            "bids": [None] * (len(bids) - 1) + [event["autoplayed"]],
-            "calls": [None] * (applied["round"]["number"] - 1),  # the rounds before
-        }
-    return applied
 
 
 def follow(conn: FakeConnection) -> list[Frame]:

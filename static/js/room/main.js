@@ -28,6 +28,7 @@ import * as lobby from "./lobby.js";
 import * as picker from "./picker.js";
 import * as playerlist from "./playerlist.js";
 import * as reactions from "./reactions.js";
+import { applyBid } from "./events.js";
 import * as reveal from "./reveal.js";
 import * as seats from "./seats.js";
 import * as status from "./status.js";
@@ -91,9 +92,9 @@ const placesFor = savedPlaces((gameId) => {
 
 function hello() {
   const token = seatToken(roomId);
-  if (token) return { type: "resume", token };
-  if (page.joining) return { type: "join", name: page.joining };
-  return { type: "watch" };
+  if (token) return { type: "resume", token, events: true };
+  if (page.joining) return { type: "join", name: page.joining, events: true };
+  return { type: "watch", events: true };
 }
 
 // --- Messages --------------------------------------------------------------------------------
@@ -113,6 +114,9 @@ function onMessage(msg) {
       break;
     case "state":
       receiveState(msg);
+      break;
+    case "bid":
+      receiveBid(msg);
       break;
     case "autoplayed":
       if (msg.action?.type !== "bid") page.botCall = msg;
@@ -177,6 +181,15 @@ function receiveState(state) {
   if (last && last.state) last.state = state;
   else page.queue.push({ state });
   pump();
+}
+
+/** A bid event: the newest state held, with the bid applied; on a gap, ask for a full state. */
+function receiveBid(event) {
+  const newest = page.queue.findLast((item) => item.state)?.state ?? page.state;
+  if (event.seq <= page.seq) return; // older than what we hold
+  const next = applyBid(newest?.seq === page.seq ? newest : null, event);
+  if (next === null) conn.send({ type: "sync" });
+  else receiveState(next);
 }
 
 function receiveError(code) {
