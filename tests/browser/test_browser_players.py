@@ -231,7 +231,7 @@ def test_a_claimed_name_moves_to_another_browser_once(
         other.goto(link)
         assert other.locator("#link-code").input_value() == code.replace("-", "")
         other.click("#link-form button")
-        other.wait_for_function("document.getElementById('link-status').textContent !== ''")
+        other.wait_for_selector("#link-status:not(:empty)")
         assert "now plays under your names" in other.inner_text("#link-status")
         other.goto(f"{claimed_server}/players/Zoe")
         assert other.locator("#device-link").count() == 1  # the key came along
@@ -241,7 +241,7 @@ def test_a_claimed_name_moves_to_another_browser_once(
         third.goto(f"{claimed_server}/link")
         third.fill("#link-code", code)
         third.click("#link-form button")
-        third.wait_for_function("document.getElementById('link-status').textContent !== ''")
+        third.wait_for_selector("#link-status:not(:empty)")
         assert "unknown, used or expired" in third.inner_text("#link-status")
         assert PLAYER_COOKIE not in {c["name"] for c in third.context.cookies()}
 
