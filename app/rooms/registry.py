@@ -147,43 +147,9 @@ class Registry:
             await self.flush()  # everything they did is written before the lease is free
             await self.ownership.release(wanted)
 
-    def report(self) -> list[dict[str, object]]:
-        """The live rooms here, for the operator's console: code, phase, seats, sockets (of
-        them spectators), seconds since made or restored here and since the last change."""
-        now = self.scheduler.now()
-        return [
-            {
-                "room_id": room.room_id,
-                "phase": room.state.phase,
-                "players": len(room.state.seats),
-                "sockets": len(room.audience),
-                "spectators": room.audience.spectators,
-                "age": round(now - room.since),
-                "idle": round(now - room.last_change),
-            }
-            for room in self._rooms.values()
-        ]
-
-    async def notice(self, text: str) -> None:
-        """The operator's notice to every connection of every room here."""
-        for room in list(self._rooms.values()):
-            await room.notice(text)
-
-    async def close_room(self, room_id: str, text: str) -> bool:
-        """The operator closes a room held here: its people are told `text` and closed with
-        4410, a finished game is saved, and it is gone from the journal (new sockets get
-        4404). False if it is not here."""
-        room = self._rooms.pop(room_id, None)
-        if room is None:
-            return False
-        await room.close(CloseCode.ROOM_CLOSED, notice=text)
-        logger.info("room closed by the operator", extra={"event": "closed", "room": room_id})
-        if self.journal is not None:
-            self.journal.drop(room_id)
-            await self.flush()
-        if self.ownership is not None:
-            await self.ownership.release([room_id])
-        return True
+    def remove(self, room_id: str) -> Room | None:
+        """Take a room out of this registry (the operator closes it); None if not here."""
+        return self._rooms.pop(room_id, None)
 
     def __len__(self) -> int:
         return len(self._rooms)

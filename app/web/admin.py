@@ -30,6 +30,7 @@ from pydantic import BaseModel, StringConstraints, ValidationError
 from app.db.console import ConsoleRepository, Order
 from app.protocol import Phase
 from app.rooms import Registry
+from app.rooms import console as rooms_console
 from app.rooms.ownership import RENEW_SECONDS
 from app.rooms.registry import ELSEWHERE
 from app.web.deps import RegistryDep, SettingsDep
@@ -353,11 +354,11 @@ async def obey(
     stop: Callable[[], None],
 ) -> None:
     if order.action == "notice" and order.text:
-        await registry.notice(order.text)
+        await rooms_console.notice(registry, order.text)
     elif order.action == "close" and order.room_id:
-        await registry.close_room(order.room_id, CLOSED_TEXT)
+        await rooms_console.close_room(registry, order.room_id, CLOSED_TEXT)
     elif order.action == "report":
-        await asyncio.to_thread(console.report, instance, registry.report())
+        await asyncio.to_thread(console.report, instance, rooms_console.report(registry))
     elif order.action == "drain":
         logger.info("drained by the operator: stopping", extra={"event": "drained"})
         stop()
