@@ -54,12 +54,11 @@ ErrorCode = Literal[
 ]
 MAX_FRAME_BYTES = 4096
 
-# Trimmed first, then measured; control characters have no place in a name.
+NAME_PATTERN = r"^[^\x00-\x1f\x7f]*$"  # control characters have no place in a name
+# Trimmed first, then measured.
 Name = Annotated[
     str,
-    StringConstraints(
-        strip_whitespace=True, min_length=1, max_length=24, pattern=r"^[^\x00-\x1f\x7f]*$"
-    ),
+    StringConstraints(strip_whitespace=True, min_length=1, max_length=24, pattern=NAME_PATTERN),
 ]
 MAX_CHAT = 300
 

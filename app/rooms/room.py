@@ -6,7 +6,6 @@ state is its `RoomState`."""
 from __future__ import annotations
 
 import asyncio
-import logging
 import random
 from functools import partial
 
@@ -19,11 +18,9 @@ from app.rooms.clock import Scheduler
 from app.rooms.dice import SecureDice
 from app.rooms.journal import Journal, Recorder
 from app.rooms.ports import Connection, GameStore, RoomConfig
-from app.rooms.saver import GameSaver, game_record
+from app.rooms.saver import GameSaver, game_record, guest_standing
 from app.rooms.state import RoomState
 from app.rooms.turns import TurnClock, TurnKey
-
-logger = logging.getLogger(__name__)
 
 
 class Room:
@@ -45,8 +42,7 @@ class Room:
         self.state = state
         self.room_id = state.room_id
         self.lock = asyncio.Lock()
-        self.last_change = scheduler.now()
-        self.since = scheduler.now()  # when this process made or restored it (the console)
+        self.since = self.last_change = scheduler.now()  # since: made or restored here
         self.closed = False
         self._config = config or RoomConfig()
         self.audience = Audience(self._config.room_sockets)  # read-only outside the room
@@ -60,12 +56,12 @@ class Room:
         )
         self._turns.follow(state)
 
-    # ----- entry points (each takes the lock) ----------------------------------------------
-
     async def hello(self, conn: Connection, message: wire.Hello) -> None:
         """Seat, re-seat or seat-less: answer `welcome` (and `history` during a game), then
         everyone gets a `state`."""
-        guest = await self._guest(message) if isinstance(message, wire.Join) else True
+        guest = (
+            await guest_standing(self._store, message) if isinstance(message, wire.Join) else True
+        )
         async with self.lock:
             if self.closed:  # dropped from the registry after this socket found it
                 return conn.close(CloseCode.UNKNOWN_ROOM)
@@ -135,8 +131,7 @@ class Room:
             if self.audience.depart(conn, self.state.seats, self._scheduler.now()):
                 self._changed(lasting=False)
 
-    async def notice(self, text: str) -> None:
-        """The operator's `notice` to everyone at this table."""
+    async def notice(self, text: str) -> None:  # the operator's, to everyone at this table
         async with self.lock:
             self.audience.broadcast(messages.notice_frame(text))
 
@@ -154,11 +149,9 @@ class Room:
         await self.settle()
 
     async def settle(self) -> None:
-        """Wait until no finished game of this room is being saved."""
-        await self._saver.settle()
+        await self._saver.settle()  # no finished game of this room is being saved
 
-    def record(self) -> None:
-        """Record this room's last change in the journal: the action it was, or a snapshot."""
+    def record(self) -> None:  # the last change, in the journal: its action, or a snapshot
         self._recorder.record(self.state)
 
     # ----- moves: a person's and the server's, through one path ----------------------------
@@ -220,8 +213,6 @@ class Room:
             if move is not None:
                 self._apply(move.seat, move.action, move.by)
 
-    # ----- after every change ----------------------------------------------------------------
-
     def _after(self, events: list[Event]) -> None:
         """A round's result goes out with the next states; a finished game to the store."""
         for event in events:
@@ -238,20 +229,6 @@ class Room:
             if game_no == state.game_no and state.phase == "finished" and not self.closed:
                 state.game_id = saved.game_id
                 self._changed(rating_changes=saved.rating_changes)
-
-    async def _guest(self, join: wire.Join) -> bool:
-        """Whether a person sits down as a guest: without a key always; with one, if the
-        store says the name is another key's (a read in a thread, before the lock). A store
-        that does not answer seats the key as it claims: saving the game checks again."""
-        if join.player_key is None:
-            return True
-        if self._store is None:
-            return False
-        try:
-            return await asyncio.to_thread(self._store.guest, join.name, join.player_key)
-        except Exception:
-            logger.warning("could not look up who owns the name %r", join.name, exc_info=True)
-            return False
 
     def _changed(
         self,

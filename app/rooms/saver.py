@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from app import metrics
-from app.protocol import SavedGame
+from app.protocol import Join, SavedGame
 from app.rooms.ports import GameStore
 from app.rooms.state import RoomState
 from app.rooms.writer import in_writer
@@ -141,3 +141,18 @@ class GameSaver:
     def pending(self) -> int:
         """Finished games of this room not saved yet (trying, or waiting to try again)."""
         return sum(not task.done() for task in self._tasks)
+
+
+async def guest_standing(store: GameStore | None, join: Join) -> bool:
+    """Whether a person sits down as a guest: without a key always; with one, if the store
+    says the name is another key's (a read in a thread, before the room's lock). A store that
+    does not answer seats the key as it claims: saving the game checks again."""
+    if join.player_key is None:
+        return True
+    if store is None:
+        return False
+    try:
+        return await asyncio.to_thread(store.guest, join.name, join.player_key)
+    except Exception:
+        logger.warning("could not look up who owns the name %r", join.name, exc_info=True)
+        return False

@@ -14,16 +14,16 @@ from fastapi import APIRouter, HTTPException, Path, Query, Request
 from fastapi.responses import HTMLResponse
 from pydantic import BaseModel
 
-from app.chart import rating_chart
 from app.db.ratings import PROVISIONAL_GAMES
 from app.db.stats import Sort
+from app.protocol import NAME_PATTERN
+from app.web.chart import rating_chart
 from app.web.deps import ClaimsDep, StatsDep
 from app.web.models import DATABASE_AWAY, MAX_OFFSET
 from app.web.pages import render
 from app.web.player_key import cookie_key
 
 router = APIRouter()
-NAME_PATTERN = r"^[^\x00-\x1f\x7f]*$"  # as a seat's name: no control characters
 
 
 class PlayerStats(BaseModel):

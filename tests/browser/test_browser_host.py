@@ -91,7 +91,7 @@ def test_the_console_on_a_phone_tells_every_table_and_closes_a_room(
         page.fill("#notice-text", "Restarting in 5 minutes")
         page.click("form[action='/admin/notice'] button")
         page.wait_for_selector(".admin-done")
-        bea.page.wait_for_selector(".toast:has-text('Restarting in 5 minutes')")
+        bea.page.wait_for_selector("#notice:has-text('Restarting in 5 minutes')")
         bea.shot(screenshots, "admin-notice-phone")
 
         page.on("dialog", lambda dialog: dialog.accept())

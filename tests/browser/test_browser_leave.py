@@ -54,7 +54,7 @@ def test_leave_then_take_the_seat_back(browser: Browser, live_server: str) -> No
         bela.page.wait_for_function(
             "seat => document.getElementById('room').dataset.seat === seat", arg=str(seat)
         )
-        assert {"type": "resume", "token": token} in bela.sent
+        assert {"type": "resume", "token": token, "events": True} in bela.sent
         assert bela.page.is_hidden("#watch-line")
         assert bela.page.is_visible("#game-leave")
         assert bela.page.locator("#my-dice [data-die]").count() > 0

@@ -95,7 +95,7 @@ def test_bad_hellos_are_bad_message(
         {"type": "bid", "quantity": 3, "face": None},
         {"type": "bid", "quantity": 3},
         {"type": "kick", "seat": "1"},
-        {"type": "add_bot", "level": "expert"},
+        {"type": "add_bot", "level": "master"},  # the levels are easy, normal, hard, expert
         {"type": "settings", "max_players": 9},
         {"type": "settings", "calza": 1},
         {"type": "settings", "turn_seconds": 5},
