@@ -20,6 +20,7 @@ from app import garbage, metrics
 from app.config import Settings
 from app.db.claims import ClaimsRepository
 from app.db.console import ConsoleRepository
+from app.db.journal import JournalRepository
 from app.db.leases import LeaseRepository
 from app.db.migrate import upgrade
 from app.db.repository import GameRepository
@@ -79,7 +80,8 @@ def create_app(
             await asyncio.to_thread(upgrade, settings.database_url)
         engine = make_engine(settings.database_url)
         games = GameRepository(engine)
-        journal = Journal(games)
+        journal_store = JournalRepository(engine)
+        journal = Journal(journal_store)
         ownership = Ownership(LeaseRepository(engine), settings.instance)
         registry = Registry(
             scheduler=scheduler or AsyncioScheduler(),
@@ -101,6 +103,7 @@ def create_app(
             logger.info("restored %d live rooms from the journal", restored)
         garbage.settle()
         app.state.games = games
+        app.state.journal_store = journal_store  # what the journal wrote (tests read it)
         app.state.stats = StatsRepository(engine)
         app.state.claims = ClaimsRepository(engine)
         app.state.registry = registry

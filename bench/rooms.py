@@ -37,6 +37,7 @@ from typing import Any, NamedTuple, cast
 import orjson
 from engine import random_action  # bench/ is on the path of a script run from it
 
+from app.db.journal import JournalRepository
 from app.db.migrate import upgrade
 from app.db.repository import GameRepository
 from app.db.session import make_engine
@@ -148,17 +149,19 @@ async def writer_cpu() -> Callable[[], float]:
 async def measure(rooms: int, actions: int, seed: int, store: str, seeded_dice: bool) -> Cpu:
     with tempfile.TemporaryDirectory() as home:
         games: GameRepository | None = None
+        journal_store: JournalRepository | MemoryJournal = MemoryJournal()
         if store == "sqlite":
             url = f"sqlite:///{home}/perudo.db"
             upgrade(url)
-            games = GameRepository(make_engine(url))
+            engine = make_engine(url)
+            games, journal_store = GameRepository(engine), JournalRepository(engine)
         registry = Registry(
             scheduler=ManualScheduler(0.0),
             config=RoomConfig(bot_delay=1.0, disconnect_grace=20.0),
             store=games,
             lobby_ttl=600,
             finished_ttl=600,
-            journal=Journal(games or MemoryJournal()),
+            journal=Journal(journal_store),
             dice=seeded(seed) if seeded_dice else SecureDice,
         )
         tables = [await seated_room(registry) for _ in range(rooms)]

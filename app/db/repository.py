@@ -3,44 +3,30 @@
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import asdict, replace
-from datetime import UTC, datetime
 from typing import Any, cast
 
-import orjson
-from sqlalchemy import Dialect, Engine, Table, bindparam, delete, insert, select, text
+from sqlalchemy import Engine, Table, insert, select, text
 from sqlalchemy.orm import selectinload, sessionmaker
 
 from app.db.claims import ClaimsRepository, key_hash, well_formed
-from app.db.models import GameRow, PlayerRow, RoomJournalRow, RoomSnapshotRow, RoundRow
+from app.db.models import GameRow, PlayerRow, RoundRow
 from app.db.ratings import lock_bots, rate, rated_seats, store_bots
-from app.db.session import dump_json
 from app.db.stats import Calls, count_game, lock_people, name_key, tally_calls
 from app.protocol import RatingChange, SavedGame
 from app.utc import format_utc, parse_utc
 
 GAME_ID_BYTES = 8  # 64 random bits, 11 URL-safe characters
-# Games and the journal are written through Core: the ORM's unit of work costs more than the rows.
+# Games are written through Core: the ORM's unit of work costs more than the rows.
 GAMES = cast(Table, GameRow.__table__)
 SEATS = cast(Table, PlayerRow.__table__)
 ROUNDS = cast(Table, RoundRow.__table__)
-SNAPSHOTS = cast(Table, RoomSnapshotRow.__table__)
-JOURNAL = cast(Table, RoomJournalRow.__table__)
 # The writes' statements, built once: one built per call costs its construction and its
 # cache key every time, more than running it for a few rows.
 INSERT_GAME = insert(GAMES)
 INSERT_SEATS = insert(SEATS)
 INSERT_ROUNDS = insert(ROUNDS)
-INSERT_SNAPSHOTS = insert(SNAPSHOTS)
-DELETE_SNAPSHOTS = delete(SNAPSHOTS).where(
-    SNAPSHOTS.c.room_id.in_(bindparam("rooms", expanding=True))
-)
-DELETE_JOURNAL = delete(JOURNAL).where(JOURNAL.c.room_id.in_(bindparam("rooms", expanding=True)))
-# The journal's rows, one per action, go to the driver as they are: SQLAlchemy's handling of
-# each row's parameters was a sixth of the writer thread's CPU. Their data go as the JSON
-# text the column's type would write.
-JOURNAL_INSERT = f"INSERT INTO {JOURNAL.name} (room_id, rev, data) VALUES ({{0}}, {{0}}, {{0}})"
 
 
 def _owner(player_key: str | None) -> str | None:
@@ -54,7 +40,7 @@ def new_game_id() -> str:
 
 
 class GameRepository:
-    """Finished games (saved once, read by the history pages) and live-room snapshots."""
+    """Finished games: saved once (with their ratings and claims), read by the history pages."""
 
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
@@ -206,68 +192,6 @@ class GameRepository:
                 "players": summary["players"],
                 "rounds": [_round(r) for r in game.rounds],
             }
-
-    # ----- the live-room journal ------------------------------------------------------------
-
-    def write_journal(
-        self,
-        snapshots: Mapping[str, tuple[int, orjson.Fragment]],
-        entries: Sequence[tuple[str, int, orjson.Fragment]],
-        dropped: Iterable[str],
-    ) -> None:
-        """One transaction: forget the `dropped` rooms; replace each room's snapshot by the
-        new one (room_id -> (rev, data)) with the entries it supersedes; add the `entries`
-        (room_id, rev, data) recorded after their room's snapshot. The data come encoded."""
-        gone = list(dropped)
-        renewed = list(snapshots)
-        now = datetime.now(UTC)
-        with self._engine.begin() as connection:
-            if gone or renewed:
-                # A new snapshot supersedes its room's whole journal so far: this process
-                # numbers a room's changes upwards, and buffers none older than its snapshot.
-                rooms = [*gone, *renewed]
-                connection.execute(DELETE_SNAPSHOTS, {"rooms": rooms})
-                connection.execute(DELETE_JOURNAL, {"rooms": rooms})
-            if renewed:
-                connection.execute(
-                    INSERT_SNAPSHOTS,
-                    [
-                        {"room_id": room_id, "rev": rev, "data": data, "updated_at": now}
-                        for room_id, (rev, data) in snapshots.items()
-                    ],
-                )
-            if entries:
-                connection.exec_driver_sql(
-                    _journal_insert(connection.dialect),
-                    [(room, rev, dump_json(data)) for room, rev, data in entries],
-                )
-
-    def load_journal(
-        self, room_id: str | None = None
-    ) -> list[tuple[dict[str, Any], int, list[tuple[int, dict[str, Any]]]]]:
-        """Every live room (or just `room_id`) as (its snapshot, the snapshot's rev, the
-        (rev, entry) pairs after it in order), oldest update first."""
-        snapshots = select(RoomSnapshotRow.room_id, RoomSnapshotRow.data, RoomSnapshotRow.rev)
-        entries = select(RoomJournalRow.room_id, RoomJournalRow.rev, RoomJournalRow.data)
-        if room_id is not None:
-            snapshots = snapshots.where(RoomSnapshotRow.room_id == room_id)
-            entries = entries.where(RoomJournalRow.room_id == room_id)
-        with self._sessions() as session:
-            rows = session.execute(
-                snapshots.order_by(RoomSnapshotRow.updated_at, RoomSnapshotRow.room_id)
-            ).all()
-            later: dict[str, list[tuple[int, dict[str, Any]]]] = {}
-            journal = session.execute(entries.order_by(RoomJournalRow.room_id, RoomJournalRow.rev))
-            snapshot_rev = {row.room_id: row.rev for row in rows}
-            for room_id, rev, data in journal:
-                if rev > snapshot_rev.get(room_id, rev):
-                    later.setdefault(room_id, []).append((rev, data))
-        return [(row.data, row.rev, later.get(row.room_id, [])) for row in rows]
-
-
-def _journal_insert(dialect: Dialect) -> str:
-    """`JOURNAL_INSERT` with the driver's positional parameters: `?` (sqlite3) or `%s` (psycopg)."""
-    return JOURNAL_INSERT.format("?" if dialect.paramstyle == "qmark" else "%s")
 
 
 def _summary(game: GameRow) -> dict[str, Any]:

@@ -153,7 +153,7 @@ def test_closing_a_room_tells_its_people_and_closes_with_4410(console: TestClien
             ana.recv()
         assert closed.value.code == 4410
     assert console.get(f"/api/rooms/{room_id}").status_code == 404
-    assert console.app.state.games.load_journal() == []  # type: ignore[attr-defined]
+    assert console.app.state.journal_store.load_journal() == []  # type: ignore[attr-defined]
     with console.websocket_connect(f"/ws/{room_id}") as again:
         with pytest.raises(WebSocketDisconnect) as unknown:
             Client(again).hello(type="join", name="Bea")

@@ -23,7 +23,7 @@ def test_without_the_right_code_creating_answers_403_and_makes_nothing(
         refused = http.post("/api/rooms", **({} if body is None else {"json": body}))
         assert refused.status_code == 403
         assert "invite code" in refused.json()["detail"]
-        assert http.app.state.games.load_journal() == []  # type: ignore[attr-defined]
+        assert http.app.state.journal_store.load_journal() == []  # type: ignore[attr-defined]
 
 
 def test_with_the_code_a_room_is_made_and_joining_it_needs_nothing(tmp_path: Path) -> None:

@@ -31,7 +31,7 @@ def rooms_held(http: TestClient) -> int:
 
 
 def rooms_stored(http: TestClient) -> int:
-    return len(http.app.state.games.load_journal())  # type: ignore[attr-defined]
+    return len(http.app.state.journal_store.load_journal())  # type: ignore[attr-defined]
 
 
 def create_and_open(http: TestClient) -> None:

@@ -20,6 +20,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.pool import NullPool
 
+from app.db.journal import JournalRepository
 from app.db.migrate import upgrade
 from app.db.repository import GameRepository
 from app.db.session import make_engine
@@ -96,6 +97,11 @@ def engine(database_url: str) -> Iterator[Engine]:
 @pytest.fixture
 def repo(engine: Engine) -> GameRepository:
     return GameRepository(engine)
+
+
+@pytest.fixture
+def journal_repo(engine: Engine) -> JournalRepository:
+    return JournalRepository(engine)
 
 
 def play_game(seed: int) -> Game:

@@ -19,6 +19,7 @@ from sqlalchemy import Engine, event, insert, inspect, select, text, update
 from sqlalchemy.orm import Session
 
 import app.db.leases
+from app.db.journal import JournalRepository
 from app.db.leases import LeaseRepository
 from app.db.migrate import alembic_config
 from app.db.models import InstanceRow, RoomLeaseRow
@@ -296,32 +297,31 @@ def test_migration_0006_keeps_the_leases_and_frees_them(database_url: str) -> No
 
 
 def test_new_rooms_nobody_took_are_forgotten_after_a_while(
-    repo: GameRepository, leases: LeaseRepository
+    journal_repo: JournalRepository, leases: LeaseRepository
 ) -> None:
     """A new room is only written (its first snapshot, rev 1) until an instance takes it; an
     abandoned one goes once it is old enough, a taken or changed one never does."""
     snapshot = orjson.Fragment(b'{"room_id": "x"}')
-    repo.write_journal(
+    journal_repo.write_journal(
         {room: (rev, snapshot) for room, rev in [("new", 1), ("taken", 1), ("used", 2)]}, [], []
     )
     assert leases.beat("a", TTL) is False
     assert leases.acquire("taken", "a")
     assert leases.drop_unclaimed(time.time() - 60) == 0  # all younger than a minute
     assert leases.drop_unclaimed(time.time() + 1) == 1
-    assert {data["room_id"] for data, _, _ in repo.load_journal()} == {"x"}
-    assert sorted(rev for _, rev, _ in repo.load_journal()) == [1, 2]  # taken, used
+    assert {data["room_id"] for data, _, _ in journal_repo.load_journal()} == {"x"}
+    assert sorted(rev for _, rev, _ in journal_repo.load_journal()) == [1, 2]  # taken, used
 
 
 def versioned(engine: Engine, name: str, reads: int, writes: int | None = None) -> Registry:
     """An instance whose code reads room formats up to `reads` and writes `writes`."""
-    store = GameRepository(engine)
     return Registry(
         scheduler=ManualScheduler(),
         config=RoomConfig(),
-        store=store,
+        store=GameRepository(engine),
         lobby_ttl=600,
         finished_ttl=300,
-        journal=Journal(store),
+        journal=Journal(JournalRepository(engine)),
         ownership=Ownership(LeaseRepository(engine, reads=reads, writes=writes), name),
     )
 
@@ -337,7 +337,7 @@ async def moved(to: Registry, away: Registry, room_id: str) -> Room:
 
 @pytest.mark.anyio
 async def test_a_rolling_upgrade_moves_rooms_only_where_their_format_is_read(
-    engine: Engine, repo: GameRepository
+    engine: Engine, journal_repo: JournalRepository
 ) -> None:
     """Old code (format 1) and new code (reads 2) on one database: while the new one still
     writes format 1, rooms move both ways; once it writes 2, the old one leaves such a room
@@ -359,10 +359,10 @@ async def test_a_rolling_upgrade_moves_rooms_only_where_their_format_is_read(
     assert await old.open(room_id) is ELSEWHERE
     assert owners(engine)[room_id] == ("newest", None)  # not even asked for
     await newest.close()  # a clean stop frees its leases: still the old one does not take it
-    before = repo.load_journal(room_id)
+    before = journal_repo.load_journal(room_id)
     assert await old.open(room_id) is ELSEWHERE
     assert await versioned(engine, "old-restarted", reads=1).restore() == 0
-    assert repo.load_journal(room_id) == before  # neither dropped nor changed
+    assert journal_repo.load_journal(room_id) == before  # neither dropped nor changed
     again = await versioned(engine, "newest-again", reads=2).open(room_id)
     assert isinstance(again, Room) and [seat.name for seat in again.state.seats] == ["P0", "P1"]
     await old.close()

@@ -14,9 +14,9 @@ from alembic.migration import MigrationContext
 from sqlalchemy import Engine, insert, inspect, select, text
 from sqlalchemy.engine import make_url
 
+from app.db.journal import JournalRepository
 from app.db.migrate import alembic_config, upgrade
 from app.db.models import Base, RoomJournalRow, RoomSnapshotRow
-from app.db.repository import GameRepository
 from app.db.session import SQLITE_BUSY_TIMEOUT_MS, make_engine
 
 TABLES = {
@@ -98,7 +98,7 @@ def test_0008_puts_a_rooms_finished_rounds_back_into_its_snapshot(database_url: 
         upgrade(database_url)
         engine.dispose()
         assert "room_rounds" not in inspect(engine).get_table_names()
-        stored = {data["room_id"]: data for data, _, _ in GameRepository(engine).load_journal()}
+        stored = {data["room_id"]: data for data, _, _ in JournalRepository(engine).load_journal()}
         assert stored == snapshots | {
             "beside": {"room_id": "beside", "game": {"round": {"number": 3}, "rounds": rounds}}
         }

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine, event
 
+from app.db.journal import JournalRepository
 from app.db.repository import GameRepository
 
 T0 = datetime(2025, 3, 1, 20, 0, tzinfo=UTC)
@@ -160,16 +161,16 @@ def test_saves_from_several_threads_all_land(repo: GameRepository, make_record: 
 
 
 def test_the_journal_keeps_each_rooms_snapshot_and_the_entries_after_it(
-    repo: GameRepository,
+    journal_repo: JournalRepository,
 ) -> None:
-    assert repo.load_journal() == []
-    repo.write_journal({"room-a": (1, {"room_id": "room-a", "seats": [0]})}, [], [])
-    repo.write_journal(
+    assert journal_repo.load_journal() == []
+    journal_repo.write_journal({"room-a": (1, {"room_id": "room-a", "seats": [0]})}, [], [])
+    journal_repo.write_journal(
         {"room-b": (4, {"room_id": "room-b", "nested": {"x": [1]}})},
         [("room-a", 2, {"bid": [0, 3, 4]}), ("room-a", 3, {"bid": [1, 4, 4]})],
         [],
     )
-    assert sorted(repo.load_journal(), key=lambda room: room[0]["room_id"]) == [
+    assert sorted(journal_repo.load_journal(), key=lambda room: room[0]["room_id"]) == [
         (
             {"room_id": "room-a", "seats": [0]},
             1,
@@ -178,11 +179,11 @@ def test_the_journal_keeps_each_rooms_snapshot_and_the_entries_after_it(
         ({"room_id": "room-b", "nested": {"x": [1]}}, 4, []),
     ]
     # a new snapshot supersedes the entries before it; a dropped room is forgotten
-    repo.write_journal(
+    journal_repo.write_journal(
         {"room-a": (3, {"room_id": "room-a", "seats": [0, 1]})},
         [("room-a", 4, {"bid": [0, 5, 4]})],
         ["room-b", "room-never-saved"],
     )
-    assert repo.load_journal() == [
+    assert journal_repo.load_journal() == [
         ({"room_id": "room-a", "seats": [0, 1]}, 3, [(4, {"bid": [0, 5, 4]})])
     ]
