@@ -30,9 +30,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from app.engine import Bid, BidMade, Calza, Dudo, Game, GameSettings, GameView, player_view
+from app.engine import (
+    Bid,
+    BidMade,
+    BotLevel,
+    Calza,
+    Dudo,
+    Game,
+    GameSettings,
+    GameView,
+    choose_action,
+    maybe_calza,
+    player_view,
+)
 from app.engine.bids import ACE
-from app.engine.bot import BotLevel, choose_action, maybe_calza
 from app.engine.game import Action, count_matching
 from app.engine.headsup import load_tables
 

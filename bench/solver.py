@@ -35,8 +35,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from cfr import LastBidSolver, RoundSolver
 
+from app.engine import BOT_LEVELS, BotLevel, choose_action
 from app.engine.bids import Bid, BidContext, min_quantities
-from app.engine.bot import BOT_LEVELS, BotLevel, choose_action
 from app.engine.game import Dudo
 from app.engine.headsup import (
     DUDO,

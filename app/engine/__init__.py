@@ -8,7 +8,7 @@ injected as a `random.Random` (production: `secrets.SystemRandom`).
 """
 
 from app.engine.bids import Bid
-from app.engine.bot import BOT_LEVELS, BotLevel, choose_action, maybe_calza
+from app.engine.bot import BOT_LEVELS, BotLevel, maybe_calza
 from app.engine.game import (
     CALZA_RULES,
     RULE_CODES,
@@ -29,6 +29,7 @@ from app.engine.game import (
     RuleCode,
     RuleError,
 )
+from app.engine.levels import choose_action
 from app.engine.odds import chance_holds, odds_view
 from app.engine.snapshot import (
     game_from_dict,

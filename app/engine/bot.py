@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Literal, NamedTuple, get_args
@@ -74,15 +75,12 @@ CLAIM_SOFTNESS = 0.8  # how sharply a bid's plausibility to its bidder follows t
 TEMPO = 0.01  # among equally safe raises, prefer the higher bar
 
 
-def choose_action(view: GameView, level: BotLevel, rng: random.Random) -> Action:
-    """The bot's move for the seat in `view`, which must be the seat to act.
+def heuristic_action(view: GameView, level: BotLevel, rng: random.Random) -> Action:
+    """The move of the heuristic levels (easy, normal, hard; `levels.choose_action` is every
+    level's) for the seat in `view`, which must be the seat to act.
 
     Raises ValueError when the view allows no action (not the seat's turn).
     """
-    if level == "expert":
-        from app.engine.expert import expert_action  # it builds on this module
-
-        return expert_action(view, rng)
     style = STYLES[level]
     table = Reading.read(view, style)
     legal = view["you"]["legal"]
@@ -99,6 +97,17 @@ def choose_action(view: GameView, level: BotLevel, rng: random.Random) -> Action
         )
     if not options:
         raise ValueError("the view allows no action: not this seat's turn")
+    return pick(options, raises, style, rng)
+
+
+def pick(
+    options: list[tuple[float, Action]],
+    raises: Sequence[tuple[float, Bid]],
+    style: Style,
+    rng: random.Random,
+) -> Action:
+    """The cheapest of `options` (expected dice lost, noise added), or now and then, when the
+    best is a raise, a bluff: a raise on another face that costs little more."""
     best_cost, best = min(options, key=lambda option: option[0])
     if isinstance(best, Bid) and rng.random() < style.bluff:
         bluffs = [

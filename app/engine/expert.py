@@ -24,8 +24,9 @@ from app.engine.bot import (
     Reading,
     Style,
     candidate_raises,
-    choose_action,
+    heuristic_action,
     logistic,
+    pick,
 )
 from app.engine.game import Action, Dudo, count_matching
 from app.engine.headsup import strategy
@@ -107,14 +108,7 @@ def searched_action(view: GameView, rng: random.Random) -> Action:
         options.append((cost + rng.gauss(0.0, style.noise), Dudo()))
     if not options:
         raise ValueError("the view allows no action: not this seat's turn")
-    best_cost, best = min(options, key=lambda option: option[0])
-    if isinstance(best, Bid) and rng.random() < style.bluff:
-        bluffs = [
-            (c, b) for c, b in raises if b.face != best.face and c <= best_cost + style.bluff_slack
-        ]
-        if bluffs:
-            return min(bluffs, key=lambda option: option[0])[1]
-    return best
+    return pick(options, raises, style, rng)
 
 
 def raise_cost(reading: Reading, bid: Bid, rival: float, style: Style) -> float:
@@ -164,7 +158,7 @@ def bidder_hands(view: GameView, reading: Reading, rng: random.Random) -> tuple[
             "round": {**round_, "turn": bidder, "bid": before, "bids": earlier},
             "you": {"seat": bidder, "dice": dice, "legal": legal, "odds": None},
         }
-        sampled.append((dice, 1.0 if choose_action(theirs, "hard", rng) == bid else SLIP))
+        sampled.append((dice, 1.0 if heuristic_action(theirs, "hard", rng) == bid else SLIP))
     return bidder, sampled
 
 
@@ -210,7 +204,7 @@ def simulated_raise_cost(
             "round": {**round_, "turn": seat, "bid": placed, "bids": [*round_["bids"], placed]},
             "you": {"seat": seat, "dice": dice, "legal": legal, "odds": None},
         }
-        if isinstance(choose_action(theirs, "hard", rng), Dudo):
+        if isinstance(heuristic_action(theirs, "hard", rng), Dudo):
             held = _tail(rest, needed - count_matching(dice, bid.face, aces_wild=True))
             cost += weight * ((1.0 - held) - rival * held)
         else:

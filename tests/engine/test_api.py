@@ -32,7 +32,8 @@ IMPORTED_ELSEWHERE = {
         "game_to_dict", "strict_bool", "strict_int", "strict_optional_int", "BOT_LEVELS",
     ],
     "app.engine.bids": ["ACE"],
-    "app.engine.bot": ["BotLevel", "choose_action", "maybe_calza"],
+    "app.engine.bot": ["BotLevel", "Reading", "heuristic_action", "maybe_calza"],
+    "app.engine.levels": ["choose_action"],
     "app.engine.game": ["Action", "count_matching"],
     "app.engine.view": ["YouView", "GameView", "table_view", "you_view"],
     "app.engine.snapshot": [

@@ -12,18 +12,21 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.engine import (
+    BOT_LEVELS,
     Bid,
     BidMade,
     BidView,
+    BotLevel,
     Calza,
     Dudo,
     Game,
     GameSettings,
     GameView,
+    choose_action,
+    maybe_calza,
     player_view,
 )
 from app.engine.bids import BidContext, min_quantities
-from app.engine.bot import BOT_LEVELS, BotLevel, choose_action, maybe_calza
 from app.engine.game import Action
 from bench.bots import MATCHUPS, play_game
 from tests.engine.helpers import game_settings, seat_sets

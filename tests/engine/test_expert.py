@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from app.engine import Bid, Dudo, expert
-from app.engine.bot import Reading, choose_action
+from app.engine import Bid, Dudo, choose_action, expert
+from app.engine.bot import Reading
 from app.engine.expert import endgame_action, searched_action
 from app.engine.game import count_matching
 from app.engine.headsup import (
