@@ -370,8 +370,9 @@ class Table:
 
 
 def public(state: Message) -> Message:
-    """A `state` without what differs per connection or moment (seq, presence, you)."""
-    skip = {"seq", "server_time", "spectators", "you"}
+    """A `state` without what differs per connection or moment (seq, presence, you, and the
+    rating changes only the state that first carries `game_id` has)."""
+    skip = {"seq", "server_time", "spectators", "you", "rating_changes"}
     shown = {key: value for key, value in state.items() if key not in skip}
     shown["players"] = [
         {k: v for k, v in p.items() if k != "connected"} for p in state.get("players", [])
