@@ -2,6 +2,7 @@
 
 .venv/bin/python bench/rooms.py --rooms 200 --actions 50000
 .venv/bin/python bench/rooms.py --store sqlite     # with the real database behind it
+.venv/bin/python bench/rooms.py --events --players 2  # connections that take bid events
 
 Instructions instead of seconds, the same on a busy machine (two runs, the difference is
 3,000 actions; dice from the seed, so both play the same games; a fixed string hashing, which
@@ -101,11 +102,15 @@ def wire(action: Action) -> RoomMessage:
     return cast(RoomMessage, parsed({"type": "dudo" if isinstance(action, Dudo) else "calza"}))
 
 
-async def seated_room(registry: Registry) -> tuple[Room, list[LastFrame]]:
+async def seated_room(
+    registry: Registry, players: int, events: bool
+) -> tuple[Room, list[LastFrame]]:
+    """A room of `players` connections that said hello (taking bid events if `events`)."""
     room = registry.create(RoomSettings())
-    conns = [LastFrame() for _ in range(6)]
+    conns = [LastFrame() for _ in range(players)]
     for number, conn in enumerate(conns):
-        await room.hello(conn, parsed({"type": "join", "name": f"p{number}"}))
+        hello = {"type": "join", "name": f"p{number}", "events": events}
+        await room.hello(conn, parsed(hello))
     return room, conns
 
 
@@ -146,7 +151,18 @@ async def writer_cpu() -> Callable[[], float]:
     return lambda: time.clock_gettime(clock)
 
 
-async def measure(rooms: int, actions: int, seed: int, store: str, seeded_dice: bool) -> Cpu:
+class Options(NamedTuple):
+    rooms: int
+    actions: int
+    seed: int
+    store: str
+    seeded_dice: bool
+    players: int
+    events: bool
+
+
+async def measure(opts: Options) -> Cpu:
+    rooms, actions, seed, store = opts.rooms, opts.actions, opts.seed, opts.store
     with tempfile.TemporaryDirectory() as home:
         games: GameRepository | None = None
         journal_store: JournalRepository | MemoryJournal = MemoryJournal()
@@ -162,9 +178,9 @@ async def measure(rooms: int, actions: int, seed: int, store: str, seeded_dice: 
             lobby_ttl=600,
             finished_ttl=600,
             journal=Journal(journal_store),
-            dice=seeded(seed) if seeded_dice else SecureDice,
+            dice=seeded(seed) if opts.seeded_dice else SecureDice,
         )
-        tables = [await seated_room(registry) for _ in range(rooms)]
+        tables = [await seated_room(registry, opts.players, opts.events) for _ in range(rooms)]
         rng = random.Random(seed)
         await play(tables, registry, rooms * 10, rng)  # warm up: every room in play
         await settle(tables)
@@ -201,12 +217,24 @@ def main() -> None:
         action="store_true",
         help="roll from --seed instead of the system's source: the same games every run",
     )
+    parser.add_argument("--players", type=int, default=6, help="seats of each room, 2..6")
+    parser.add_argument(
+        "--events", action="store_true", help="every connection takes bid events (PROTOCOL.md)"
+    )
     args = parser.parse_args()
-    runs = [
-        asyncio.run(measure(args.rooms, args.actions, args.seed, args.store, args.seeded_dice))
-        for _ in range(args.repeat)
-    ]
-    print(f"{args.rooms} rooms, {args.actions:,} actions a run, {args.store} store,", end=" ")
+    opts = Options(
+        args.rooms,
+        args.actions,
+        args.seed,
+        args.store,
+        args.seeded_dice,
+        args.players,
+        args.events,
+    )
+    runs = [asyncio.run(measure(opts)) for _ in range(args.repeat)]
+    mode = "bid events" if args.events else "states"
+    print(f"{args.rooms} rooms of {args.players}, {mode}, {args.actions:,} actions a run,", end=" ")
+    print(f"{args.store} store,", end=" ")
     print(f"best of {args.repeat}:")
     best = min(runs)
     print(f"room layer CPU per action: {best.process * 1e6:.0f} µs", end=" ")

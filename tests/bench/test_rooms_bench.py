@@ -12,10 +12,13 @@ import pytest
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 
 
-@pytest.mark.parametrize(("store", "dice"), [("memory", []), ("sqlite", ["--seeded-dice"])])
-def test_the_room_benchmark_plays_and_reports_cpu_per_action(store: str, dice: list[str]) -> None:
+@pytest.mark.parametrize(
+    ("store", "extra"),
+    [("memory", []), ("sqlite", ["--seeded-dice"]), ("memory", ["--events", "--players", "2"])],
+)
+def test_the_room_benchmark_plays_and_reports_cpu_per_action(store: str, extra: list[str]) -> None:
     command = ["rooms.py", "--rooms", "3", "--actions", "300", "--repeat", "1", "--store", store]
-    command += dice
+    command += extra
     done = subprocess.run(
         [sys.executable, *command],
         cwd=BENCH,
@@ -26,6 +29,9 @@ def test_the_room_benchmark_plays_and_reports_cpu_per_action(store: str, dice: l
     )
     assert done.returncode == 0, done.stderr
     assert f"{store} store" in done.stdout
+    players = extra[extra.index("--players") + 1] if "--players" in extra else "6"
+    mode = "bid events" if "--events" in extra else "states"
+    assert f"rooms of {players}, {mode}" in done.stdout
     found = re.search(
         r"room layer CPU per action: (\d+) µs \(of which the database writer thread: (\d+) µs\)",
         done.stdout,

@@ -24,6 +24,7 @@ from app.web.transport import (
     SEND_BUFFER_BYTES,
     HttpProtocol,
     SansIOProtocol,
+    frame_extent,
     text_frame,
 )
 
@@ -102,6 +103,7 @@ def serving(
     deflate: bool,
     http: type[HttpProtocol] = HttpProtocol,
     ws: type[SansIOProtocol] = SansIOProtocol,
+    max_size: int = 16 * 1024 * 1024,
 ) -> Iterator[str]:
     """`app` under uvicorn with our protocol, in a thread, at the yielded URL."""
     with socket.socket() as probe:
@@ -115,6 +117,7 @@ def serving(
         ws=ws,
         ws_per_message_deflate=deflate,
         ws_max_queue=4,
+        ws_max_size=max_size,
         log_level="warning",
         lifespan="off",
     )
@@ -258,3 +261,141 @@ def test_a_websockets_kernel_send_buffer_is_capped() -> None:
     with serving(app, deflate=False) as url, connect(url, proxy=None) as ws:
         assert ws.recv(timeout=5) == "measured"
     assert SEND_BUFFER_BYTES <= app.send_buffer <= 2 * SEND_BUFFER_BYTES  # Linux doubles it
+
+
+class Echo:
+    """A WebSocket app that answers every text message with itself, and notes whether this
+    protocol was cutting the frames when each came (`cutting`)."""
+
+    def __init__(self) -> None:
+        self.cutting: list[bool] = []
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "websocket":
+            return
+        await receive()
+        await send({"type": "websocket.accept"})
+        protocol = scope["extensions"][DIRECT_SEND]["send"].__self__
+        while (message := await receive())["type"] == "websocket.receive":
+            self.cutting.append(protocol._inbox is not None)
+            await send({"type": "websocket.send", "text": message["text"]})
+
+
+def masked(opcode: int, payload: bytes, *, fin: bool = True) -> bytes:
+    """A client's frame, as a browser masks it."""
+    return Frame(Opcode(opcode), payload, fin=fin).serialize(mask=True)
+
+
+@contextlib.contextmanager
+def raw_socket(url: str) -> Iterator[socket.socket]:
+    """A plain socket past the opening handshake of `url`."""
+    port = int(url.rsplit(":", 1)[1].strip("/"))
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+        sock.sendall(
+            b"GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        )
+        head = b""
+        while b"\r\n\r\n" not in head:
+            head += sock.recv(1)
+        assert head.startswith(b"HTTP/1.1 101")
+        yield sock
+
+
+def read_frames(sock: socket.socket, count: int) -> list[tuple[int, bytes]]:
+    """`count` unmasked frames from the server: (opcode, payload) each."""
+    frames, data = [], b""
+    while len(frames) < count:
+        extent = frame_extent(data)
+        if extent is None or len(data) < extent[1]:
+            chunk = sock.recv(65536)
+            assert chunk, "the server closed the socket"
+            data += chunk
+            continue
+        header, end = extent
+        frames.append((data[0] & 0x0F, data[header:end]))
+        data = data[end:]
+    return frames
+
+
+@pytest.mark.parametrize(
+    ("header", "extent"),
+    [
+        (b"\x81", None),
+        (b"\x81\x85", (6, 11)),
+        (b"\x81\x05", (2, 7)),
+        (b"\x81\xfe\x01", None),
+        (b"\x81\xfe\x01\x00", (8, 264)),
+        (b"\x81\x7e\x10\x00", (4, 4100)),
+        (b"\x81\xff" + (70000).to_bytes(8, "big"), (14, 70014)),
+    ],
+)
+def test_a_frames_extent_is_read_from_its_header(
+    header: bytes, extent: tuple[int, int] | None
+) -> None:
+    assert frame_extent(header) == extent
+
+
+MESSAGES = ["a", "é" * 40, "x" * 125, "y" * 126, "z" * 4000, '{"type":"ping"}']
+
+
+@pytest.mark.parametrize("split", [1, 3, 7, 1000, 0], ids=lambda n: f"chunks-of-{n or 'all'}")
+def test_frames_cut_here_arrive_whole_and_in_order_however_the_stream_is_split(
+    split: int,
+) -> None:
+    app = Echo()
+    stream = b"".join(masked(0x1, text.encode()) for text in MESSAGES)
+    with serving(app, deflate=False) as url, raw_socket(url) as sock:
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        step = split or len(stream)
+        for start in range(0, len(stream), step):
+            sock.sendall(stream[start : start + step])
+            time.sleep(0.001)
+        echoed = read_frames(sock, len(MESSAGES))
+    assert echoed == [(0x1, text.encode()) for text in MESSAGES]
+    assert app.cutting == [True] * len(MESSAGES)
+
+
+def test_pings_and_fragments_go_to_the_parser_between_cut_frames() -> None:
+    app = Echo()
+    stream = b"".join(
+        [
+            masked(0x1, b"one"),
+            masked(0x1, b"frag", fin=False),
+            masked(0x9, b"are you there"),  # a ping between a message's fragments
+            masked(0x0, b"mented", fin=True),
+            masked(0x1, b"two"),
+        ]
+    )
+    with serving(app, deflate=False) as url, raw_socket(url) as sock:
+        for start in range(0, len(stream), 5):
+            sock.sendall(stream[start : start + 5])
+        frames = read_frames(sock, 4)
+    assert (0xA, b"are you there") in frames  # the pong, written as the ping is read
+    assert [frame for frame in frames if frame[0] == 0x1] == [
+        (0x1, b"one"),
+        (0x1, b"fragmented"),
+        (0x1, b"two"),
+    ]
+    assert app.cutting == [True, True, True]
+
+
+@pytest.mark.parametrize(
+    ("frame", "code"),
+    [
+        (masked(0x1, b"x" * 5000), 1009),  # over ws_max_size
+        (Frame(Opcode.TEXT, b"unmasked").serialize(mask=False), 1002),
+        (masked(0x1, b"\xff\xfe"), 1007),
+        (masked(0x0, b"no message to continue"), 1002),
+    ],
+    ids=["too-big", "unmasked", "bad-utf8", "stray-continuation"],
+)
+def test_a_frame_the_cutter_cannot_take_is_refused_by_the_parser(frame: bytes, code: int) -> None:
+    app = Echo()
+    with serving(app, deflate=False, max_size=4096) as url, raw_socket(url) as sock:
+        sock.sendall(masked(0x1, b"first"))
+        assert read_frames(sock, 1) == [(0x1, b"first")]
+        sock.sendall(frame + masked(0x1, b"never read"))
+        [(opcode, payload)] = read_frames(sock, 1)
+    assert opcode == 0x8 and int.from_bytes(payload[:2]) == code
+    assert app.cutting == [True]
