@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Literal, get_args
 
 from app.engine.bids import ACE, Bid, BidContext, is_legal, min_quantities
@@ -230,6 +231,15 @@ NO_OPTIONS = Options(min_quantity=(None,) * 6, dudo=False, calza=False)
 CALZA_ONLY = Options(min_quantity=NO_OPTIONS.min_quantity, dudo=False, calza=True)
 
 
+@lru_cache(maxsize=4096)
+def _turn_options(context: BidContext, calza: bool) -> Options:
+    """The options of the seat to act: the same few thousand contexts come back in every
+    game, and every `state` of every seat asks for them."""
+    return Options(
+        min_quantity=tuple(min_quantities(context)), dudo=context.standing is not None, calza=calza
+    )
+
+
 def count_matching(dice: Sequence[int], face: int, *, aces_wild: bool) -> int:
     """Dice that meet a bid on `face`: that face, plus aces when wild (RULES.md section 3)."""
     wild = aces_wild and face != ACE
@@ -386,11 +396,7 @@ class Game:
         calza = self._calza_refusal(seat) is None
         if seat != round_.turn:  # only the seat to act may bid or call dudo
             return CALZA_ONLY if calza else NO_OPTIONS
-        return Options(
-            min_quantity=tuple(min_quantities(self._bid_context(seat))),
-            dudo=round_.standing is not None,
-            calza=calza,
-        )
+        return _turn_options(self._bid_context(seat), calza)
 
     # ----- actions -------------------------------------------------------------------------
 

@@ -200,7 +200,15 @@ def bid_frames(
     yous: dict[int | None, str] = {}
     frames: dict[Connection, str] = {}
     odds = state.settings.odds
+    bids = game.round.bids
+    # A bid changes the `you` of its bidder, of the seat to act and of the bid's predecessor
+    # (who may call calza again); the first of a round opens calza to everyone, and the odds
+    # change for all. Nobody else's dice or options moved: their last `you` still holds.
+    changed = None if odds or len(bids) < 2 else {placed.seat, game.round.turn, bids[-2].seat}
     for conn, seat_number in viewers.items():
+        if changed is not None and seat_number not in changed and you_sent.get(conn):
+            frames[conn] = bare
+            continue
         you = yous.get(seat_number)
         if you is None:
             you = yous[seat_number] = you_json.of(game, seat_number, odds=odds)

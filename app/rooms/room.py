@@ -85,6 +85,8 @@ class Room:
             seat = self.audience.seat_of(conn)
             state = self.state
             match message:
+                case wire.BidMessage() | wire.DudoMessage() | wire.CalzaMessage():
+                    return self._apply(state.person_move(seat, message), message.action())
                 case wire.Join() | wire.Resume() | wire.Watch():
                     raise ProtocolError("bad_message", "This connection has already said hello.")
                 case wire.Chat(text=text):
@@ -98,8 +100,6 @@ class Room:
                 case wire.Sync():
                     now = self._scheduler.now()
                     return self.audience.send_states(state, self._turns.deadline, now, only=conn)
-                case wire.BidMessage() | wire.DudoMessage() | wire.CalzaMessage():
-                    return self._apply(state.person_move(seat, message), message.action())
                 case wire.Leave():
                     if seat is None:
                         raise ProtocolError("not_joined", "You hold no seat.")

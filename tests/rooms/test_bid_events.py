@@ -14,6 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from app.engine import CALZA_RULES, CalzaRule
 from app.protocol import RoomSettings
 from app.rooms import ManualScheduler, Room, RoomConfig
 from app.rooms.state import RoomState
@@ -125,6 +126,7 @@ class Twins:
     odds=st.booleans(),
     timer=st.booleans(),
     palifico=st.booleans(),
+    calza_rule=st.sampled_from(CALZA_RULES),
     steps=st.lists(st.tuples(st.integers(0, 5), st.integers(0, 9)), max_size=60),
 )
 def test_applying_each_bid_event_gives_the_plain_state(
@@ -134,9 +136,10 @@ def test_applying_each_bid_event_gives_the_plain_state(
     odds: bool,
     timer: bool,
     palifico: bool,
+    calza_rule: CalzaRule,
     steps: list[tuple[int, int]],
 ) -> None:
-    asyncio.run(play_twins(seed, people, bots, odds, timer, palifico, steps))
+    asyncio.run(play_twins(seed, people, bots, odds, timer, palifico, steps, calza_rule))
 
 
 async def play_twins(
@@ -147,10 +150,18 @@ async def play_twins(
     timer: bool,
     palifico: bool,
     steps: list[tuple[int, int]],
+    calza_rule: CalzaRule = "pressman",
 ) -> None:
-    """Random moves, timers, absences and rematches, checked after every step."""
+    """Random moves, timers, absences and rematches, checked after every step (who may
+    call calza moves with the bids, by either calza rule)."""
     twins = Twins(
-        seed, people, bots, odds=odds, palifico=palifico, turn_seconds=10 if timer else None
+        seed,
+        people,
+        bots,
+        odds=odds,
+        palifico=palifico,
+        turn_seconds=10 if timer else None,
+        calza_rule=calza_rule,
     )
     await twins.open()
     rng = random.Random(seed)
