@@ -258,31 +258,31 @@ REPO = BENCH_DIR.parent
 SERVER_FILES = ("app", "migrations", "alembic.ini", "static", "templates")
 
 
-def snapshot_server(into: Path) -> tuple[Path, str]:
-    """Copy the server's code as it is now (uncommitted edits included), so that every round
-    of one invocation measures the same code even while others edit the working tree; and
-    say which commit it was."""
+def snapshot_server(into: Path, tree: Path = REPO) -> tuple[Path, str]:
+    """Copy the server's code in `tree` as it is now (uncommitted edits included), so that
+    every round of one invocation measures the same code even while others edit the working
+    tree; and say which commit it was."""
     source = into / "server"
     for name in SERVER_FILES:
-        origin = REPO / name
+        origin = tree / name
         if origin.is_dir():
             ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
             shutil.copytree(origin, source / name, ignore=ignore)
         elif origin.exists():
             source.mkdir(parents=True, exist_ok=True)
             shutil.copy2(origin, source / name)
-    return source, describe_tree()
+    return source, describe_tree(tree)
 
 
-def describe_tree() -> str:
-    """`<commit>` of the working tree, with a note when the server's files have edits."""
+def describe_tree(tree: Path = REPO) -> str:
+    """`<commit>` of a working tree, with a note when the server's files have edits."""
     try:
         commit = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True
+            ["git", "rev-parse", "--short", "HEAD"], cwd=tree, capture_output=True, text=True
         ).stdout.strip()
         dirty = subprocess.run(
             ["git", "status", "--porcelain", "--", *SERVER_FILES],
-            cwd=REPO,
+            cwd=tree,
             capture_output=True,
             text=True,
         ).stdout.strip()
@@ -747,6 +747,7 @@ class Options:
     server_cpu: int | None
     client_cpu: int | None
     snapshot: bool
+    server_tree: Path  # where the real server's code is copied from
     max_noise: float
     noise_retries: int
     seed: int
@@ -1183,9 +1184,9 @@ async def run(opts: Options) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="perudo-bench-") as folder:
         home = Path(folder)
         source: Path | None = None
-        tree = describe_tree()
-        if opts.snapshot and "real" in opts.stacks:
-            source, tree = snapshot_server(home)
+        tree = describe_tree(opts.server_tree)
+        if (opts.snapshot or opts.server_tree != REPO) and "real" in opts.stacks:
+            source, tree = snapshot_server(home, opts.server_tree)
         print(f"real server: {tree}", file=sys.stderr, flush=True)
         for mode in opts.modes:
             for round_no in range(1, opts.rounds + 1):
@@ -1259,6 +1260,13 @@ def parse_args(argv: list[str] | None) -> tuple[Options, str | None]:
         help="start the real server from the working tree each time instead of from a copy "
         "taken at the start",
     )
+    add(
+        "--server-tree",
+        type=Path,
+        default=REPO,
+        help="the checkout the real server's code is copied from (default: this one), e.g. a "
+        "worktree of an older commit, to compare its ratio to the bare stack with today's",
+    )
     add("--warmup", type=float, default=2.0, help="seconds played before measuring")
     add("--closed-rooms", type=int, default=200)
     add("--closed-seconds", type=float, default=8.0)
@@ -1313,6 +1321,7 @@ def parse_args(argv: list[str] | None) -> tuple[Options, str | None]:
         server_cpu=args.server_cpu if args.server_cpu >= 0 else None,
         client_cpu=client_cpu,
         snapshot=not args.live_tree,
+        server_tree=args.server_tree.resolve(),
         max_noise=args.max_noise,
         noise_retries=args.noise_retries,
         seed=args.seed,
