@@ -14,8 +14,9 @@ PYTHONHASHSEED=0 valgrind --tool=callgrind --callgrind-out-file=/dev/null \
 
 Rooms of six seats (`--players`) play real games through `Room.receive`, exactly as the
 WebSocket handler calls it (a typed message, under the room's lock), with connections that
-keep only their last frame (and take bid events with `--events`) and the journal writing to memory (`--store memory`) or to a fresh SQLite database
-through the server's own repository, finished games saved there too (`--store sqlite`). Every
+keep only their last frame (and take bid events with `--events`) and the journal writing to
+memory (`--store memory`) or to a fresh SQLite database through the server's own repository,
+finished games saved there too (`--store sqlite`). Every
 figure is process CPU time per action, all threads: rules, validation, the `state` of every
 seat (views and encoding), timers, the journal's buffer and its batched writes (the database
 writer thread's share shown beside it). What
