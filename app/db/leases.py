@@ -20,15 +20,27 @@ import time
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from functools import cache
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import Engine, delete, exists, select, update
+from sqlalchemy import Connection, Engine, Table, bindparam, delete, exists, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.db.models import InstanceRow, RoomFormatRow, RoomLeaseRow, RoomSnapshotRow
 from app.rooms.persistence import SNAPSHOT_VERSION
 
+INSTANCES = cast(Table, InstanceRow.__table__)
+LEASES = cast(Table, RoomLeaseRow.__table__)
+# The renewal's statements, built once: it runs every second, whatever happens.
+BEAT = (
+    update(INSTANCES)
+    .where(INSTANCES.c.name == bindparam("owner"), INSTANCES.c.expires_at >= bindparam("now"))
+    .values(expires_at=bindparam("until"), reads=bindparam("format"))
+)
+WANTED = select(LEASES.c.room_id).where(
+    LEASES.c.owner == bindparam("owner"), LEASES.c.wanted_by.is_not(None)
+)
+HELD = select(LEASES.c.room_id, LEASES.c.wanted_by).where(LEASES.c.owner == bindparam("owner"))
 # What an instance that takes a room from a run-out owner writes into that owner's heartbeat:
 # whatever the owner's clock says when it next renews, it sees it ran out and looks for the
 # rooms it lost.
@@ -44,6 +56,7 @@ class LeaseRepository:
     ) -> None:
         """`reads`: the newest room format this instance reads; `writes`: the one it writes
         the rooms it takes in (by default the same)."""
+        self._engine = engine
         self._sessions = sessionmaker(engine)
         self._dialect = engine.dialect.name
         self._reads = reads
@@ -52,8 +65,8 @@ class LeaseRepository:
     def beat(self, owner: str, ttl: float) -> bool:
         """Keep `owner`'s heartbeat alive for `ttl` seconds; whether it still was (False: it
         had run out or never was, so other instances may have taken its rooms)."""
-        with self._sessions.begin() as session:
-            return self._beat(session, owner, ttl)
+        with self._engine.begin() as connection:
+            return self._beat(connection, owner, ttl)
 
     def acquire(self, room_id: str, owner: str) -> bool:
         """Take (or keep) the room's lease; if another live instance holds it, ask for it and
@@ -113,19 +126,10 @@ class LeaseRepository:
         """Keep `owner`'s heartbeat alive; (every room it holds, the rooms another instance
         wants). The first is None, and no lease is read, when the heartbeat was still alive and
         `recheck` is false: nobody could have taken a room then, so it holds what it held."""
-        with self._sessions.begin() as session:
-            if self._beat(session, owner, ttl) and not recheck:
-                wanted = session.scalars(
-                    select(RoomLeaseRow.room_id).where(
-                        RoomLeaseRow.owner == owner, RoomLeaseRow.wanted_by.is_not(None)
-                    )
-                )
-                return None, set(wanted)
-            rows = session.execute(
-                select(RoomLeaseRow.room_id, RoomLeaseRow.wanted_by).where(
-                    RoomLeaseRow.owner == owner
-                )
-            ).all()
+        with self._engine.begin() as connection:
+            if self._beat(connection, owner, ttl) and not recheck:
+                return None, set(connection.scalars(WANTED, {"owner": owner}))
+            rows = connection.execute(HELD, {"owner": owner}).all()
         return {row.room_id for row in rows}, {row.room_id for row in rows if row.wanted_by}
 
     def release(self, room_ids: Iterable[str], owner: str) -> None:
@@ -177,17 +181,15 @@ class LeaseRepository:
             )
             return int(gone.rowcount)  # type: ignore[attr-defined]
 
-    def _beat(self, session: Session, owner: str, ttl: float) -> bool:
+    def _beat(self, connection: Connection, owner: str, ttl: float) -> bool:
         now = time.time()
-        kept = session.execute(
-            update(InstanceRow)
-            .where(InstanceRow.name == owner, InstanceRow.expires_at >= now)
-            .values(expires_at=now + ttl, reads=self._reads)
+        kept = connection.execute(
+            BEAT, {"owner": owner, "now": now, "until": now + ttl, "format": self._reads}
         )
-        if kept.rowcount == 1:  # type: ignore[attr-defined]
+        if kept.rowcount == 1:
             return True
         beat = {"name": owner, "expires_at": now + ttl, "reads": self._reads}
-        session.connection().execute(_upsert_heartbeat(self._dialect), beat)
+        connection.execute(_upsert_heartbeat(self._dialect), beat)
         return False
 
     def _insert(self, session: Session, room_id: str, owner: str) -> bool:
