@@ -7,9 +7,9 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import Engine, delete, distinct, func, insert, select, update
+from sqlalchemy import Engine, Table, bindparam, delete, distinct, func, insert, select, update
 from sqlalchemy.orm import sessionmaker
 
 from app.db.models import (
@@ -24,6 +24,18 @@ from app.db.models import (
 ORDERS_KEPT_SECONDS = 300.0  # an instance that sleeps longer than this misses an order
 
 
+ORDERS = cast(Table, AdminOrderRow.__table__)
+# What every instance asks each second, built once (Core: no session, no objects).
+ORDERS_AFTER = (
+    select(ORDERS.c.id, ORDERS.c.action, ORDERS.c.target, ORDERS.c.room_id, ORDERS.c.text)
+    .where(
+        ORDERS.c.id > bindparam("last"),
+        ORDERS.c.target.is_(None) | (ORDERS.c.target == bindparam("instance")),
+    )
+    .order_by(ORDERS.c.id)
+)
+
+
 @dataclass(frozen=True, slots=True)
 class Order:
     id: int
@@ -35,6 +47,7 @@ class Order:
 
 class ConsoleRepository:
     def __init__(self, engine: Engine) -> None:
+        self._engine = engine
         self._sessions = sessionmaker(engine)
 
     def order(
@@ -65,16 +78,9 @@ class ConsoleRepository:
 
     def orders_after(self, last: int, instance: str) -> list[Order]:
         """The orders for `instance` newer than `last`, oldest first."""
-        with self._sessions() as session:
-            rows = session.scalars(
-                select(AdminOrderRow)
-                .where(
-                    AdminOrderRow.id > last,
-                    (AdminOrderRow.target.is_(None)) | (AdminOrderRow.target == instance),
-                )
-                .order_by(AdminOrderRow.id)
-            )
-            return [Order(r.id, r.action, r.target, r.room_id, r.text) for r in rows]
+        with self._engine.connect() as connection:
+            rows = connection.execute(ORDERS_AFTER, {"last": last, "instance": instance})
+            return [Order(*row) for row in rows]
 
     def report(self, instance: str, rooms: list[dict[str, Any]]) -> None:
         """`instance`'s live rooms, as the console asked for them."""
