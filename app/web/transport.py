@@ -2,7 +2,7 @@
 its parser once it hands a socket over to the WebSocket protocol: the parser holds the
 protocol, and the pair outlived every upgrade as a reference cycle (with `app.garbage`
 freezing survivors, often until the next full collection). The WebSocket protocol is uvicorn's
-sans-I/O `websockets` protocol, with four changes.
+sans-I/O `websockets` protocol, with five changes.
 
 - The kernel's send buffer of each WebSocket is capped (`SEND_BUFFER_BYTES`): a client that
   stops reading is closed once the outbox fills, after a few hundred kilobytes, instead of
