@@ -20,13 +20,13 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Literal, NamedTuple, get_args
 
 from app.engine.bids import ACE, FACES, Bid
 from app.engine.game import MAX_DICE, Action, Calza, Dudo, count_matching, match_chance
-from app.engine.wire import BidView, GameView
+from app.engine.wire import BidView, GameView, LegalView
 
 BotLevel = Literal["easy", "normal", "hard", "expert"]
 BOT_LEVELS: tuple[BotLevel, ...] = get_args(BotLevel)
@@ -82,22 +82,25 @@ def heuristic_action(view: GameView, level: BotLevel, rng: random.Random) -> Act
     Raises ValueError when the view allows no action (not the seat's turn).
     """
     style = STYLES[level]
-    table = Reading.read(view, style)
-    legal = view["you"]["legal"]
-    options: list[tuple[float, Action]] = []
-    raises = _raises(table, legal["min_quantity"], style)
-    for cost, bid in raises:
-        options.append((cost + rng.gauss(0.0, style.noise), bid))
-    if legal["dudo"] and table.standing is not None:
-        held = table.holds(table.standing)
-        options.append((held + rng.gauss(0.0, style.noise), Dudo()))
-    if legal["calza"] and table.standing is not None:
-        options.append(
-            (-_calza_value(table, table.standing) + rng.gauss(0.0, style.noise), Calza())
-        )
+    options, raises = priced_options(Reading.read(view, style), view["you"]["legal"], style)
     if not options:
         raise ValueError("the view allows no action: not this seat's turn")
-    return pick(options, raises, style, rng)
+    noisy = [(cost + rng.gauss(0.0, style.noise), action) for cost, action in options]
+    return pick(noisy, raises, style, rng)
+
+
+def priced_options(
+    table: Reading, legal: LegalView, style: Style
+) -> tuple[list[tuple[float, Action]], list[tuple[float, Bid]]]:
+    """Every option `legal` opens with its expected die loss, before noise (the raises first,
+    then dudo and calza), and the raises alone."""
+    raises = _raises(table, legal["min_quantity"], style)
+    options: list[tuple[float, Action]] = list(raises)
+    if legal["dudo"] and table.standing is not None:
+        options.append((table.holds(table.standing), Dudo()))
+    if legal["calza"] and table.standing is not None:
+        options.append((-_calza_value(table, table.standing), Calza()))
+    return options, raises
 
 
 def pick(
@@ -110,12 +113,19 @@ def pick(
     best is a raise, a bluff: a raise on another face that costs little more."""
     best_cost, best = min(options, key=lambda option: option[0])
     if isinstance(best, Bid) and rng.random() < style.bluff:
-        bluffs = [
-            (c, b) for c, b in raises if b.face != best.face and c <= best_cost + style.bluff_slack
-        ]
-        if bluffs:
-            return min(bluffs, key=lambda option: option[0])[1]
+        return bluff(best, best_cost, raises, style) or best
     return best
+
+
+def bluff(
+    best: Bid, best_cost: float, raises: Sequence[tuple[float, Bid]], style: Style
+) -> Bid | None:
+    """The bluff a bot whose best option is `best` would make: the cheapest raise on another
+    face within the style's slack (None if there is none)."""
+    bluffs = [
+        (c, b) for c, b in raises if b.face != best.face and c <= best_cost + style.bluff_slack
+    ]
+    return min(bluffs, key=lambda option: option[0])[1] if bluffs else None
 
 
 def maybe_calza(view: GameView, level: BotLevel, rng: random.Random) -> bool:
@@ -150,8 +160,7 @@ def _raises(
     found: list[tuple[float, Bid]] = []
     for bid in candidate_raises(table, min_quantity):
         held = table.holds(bid)
-        seen = table.seen_by_next(bid.face) if style.caller else 0.0
-        called = table.call_chance(bid, seen) if style.caller else 1.0
+        called = table.called(bid) if style.caller else 1.0
         cost = called * (1.0 - held) + (1.0 - called) * share
         found.append((cost - TEMPO * bid.quantity / table.total, bid))
     return found
@@ -189,6 +198,7 @@ class Reading:
     style: Style
     _unseen: dict[int, Unseen] = field(default_factory=dict)
     _keys: dict[tuple[int, int], HandKey] = field(default_factory=dict)
+    _called: dict[Bid, float] = field(default_factory=dict)
 
     @classmethod
     def read(cls, view: GameView, style: Style) -> Reading:
@@ -214,6 +224,11 @@ class Reading:
             claims=_claims(round_["bids"], me, counts, palifico) if style.trust else {},
             style=style,
         )
+
+    def holding(self, own_counts: list[int]) -> Reading:
+        """The same reading for another hand of the same seat (`own_counts` as in the field):
+        nothing else depends on the hand, so the estimates and their caches are shared."""
+        return replace(self, own_counts=own_counts)
 
     def holds(self, bid: Bid) -> float:
         """P(the table shows at least `bid.quantity` dice meeting `bid`)."""
@@ -255,6 +270,13 @@ class Reading:
             for other in self.counts
             if other not in (self.me, seat)
         )
+
+    def called(self, bid: Bid) -> float:
+        """`call_chance` of `bid` against the next player's `seen_by_next`, remembered."""
+        chance = self._called.get(bid)
+        if chance is None:
+            chance = self._called[bid] = self.call_chance(bid, self.seen_by_next(bid.face))
+        return chance
 
     def call_chance(self, bid: Bid, seen: float) -> float:
         """P(the next player calls dudo on `bid`): likelier the more it exceeds their mean,
