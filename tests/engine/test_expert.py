@@ -6,7 +6,6 @@ from __future__ import annotations
 import random
 import zlib
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
@@ -19,14 +18,16 @@ from app.engine.headsup import (
     RULES_VERSION,
     decode_tables,
     encode_tables,
-    load_tables,
+    loaded_tables,
     strategy,
+    use_tables,
 )
+from app.paths import headsup_tables
 from tests.engine.test_bot import hand_view
 
 
 def test_the_shipped_tables_cover_the_solved_splits() -> None:
-    tables = load_tables()
+    tables = loaded_tables()
     assert set(tables) == {(1, 1), (1, 2), (2, 1)}
     # the opener of a one-die round is behind; two dice against one win most games
     assert -0.08 < tables[1, 1].value < -0.03
@@ -34,8 +35,8 @@ def test_the_shipped_tables_cover_the_solved_splits() -> None:
 
 
 def test_tables_made_for_other_rules_are_refused() -> None:
-    data = encode_tables({(1, 1): load_tables()[1, 1]})
-    assert decode_tables(data)[1, 1].value == load_tables()[1, 1].value
+    data = encode_tables({(1, 1): loaded_tables()[1, 1]})
+    assert decode_tables(data)[1, 1].value == loaded_tables()[1, 1].value
     body = zlib.decompress(data[len(MAGIC) :])
     other = body.replace(RULES_VERSION.encode(), b"x" * len(RULES_VERSION))
     with pytest.raises(ValueError, match="tables made for"):
@@ -90,8 +91,19 @@ def test_no_table_outside_a_normal_heads_up_round() -> None:
     assert endgame_action(palifico, random.Random(1)) is None
 
 
-def test_a_table_that_is_missing_leaves_the_expert_searching(tmp_path: Path) -> None:
-    assert load_tables(tmp_path / "absent.bin") == {}
+def test_a_table_that_is_missing_leaves_the_expert_searching() -> None:
+    """The engine reads no file: without a source, or one that finds nothing, there are no
+    tables, and the expert still plays heads-up, by its search."""
+    view = hand_view([2, 3], {0: 2, 1: 1}, [(3, 6, 1)])
+    try:
+        for source in (None, lambda: None):
+            use_tables(source)
+            assert loaded_tables() == {}
+            assert strategy((2, 1), [], [2, 3]) is None
+            assert choose_action(view, "expert", random.Random(1)) == Dudo()
+    finally:
+        use_tables(headsup_tables)
+    assert set(loaded_tables()) == {(1, 1), (1, 2), (2, 1)}
 
 
 def test_the_bidders_hands_are_weighted_by_what_hard_would_have_bid(
