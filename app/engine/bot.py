@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Literal, NamedTuple, get_args
 
@@ -156,29 +156,58 @@ def _raises(
     table: Reading, min_quantity: list[int | None], style: Style
 ) -> list[tuple[float, Bid]]:
     """Every sensible legal raise with its expected die loss."""
-    share = style.continuation / max(1, len(table.counts) - 1)
-    found: list[tuple[float, Bid]] = []
-    for bid in candidate_raises(table, min_quantity):
-        held = table.holds(bid)
-        called = table.called(bid) if style.caller else 1.0
-        cost = called * (1.0 - held) + (1.0 - called) * share
-        found.append((cost - TEMPO * bid.quantity / table.total, bid))
+    return [(cost, bid) for cost, bid, _ in priced_raises(table, min_quantity, style)]
+
+
+def candidate_raises(table: Reading, min_quantity: list[int | None]) -> list[tuple[Bid, float]]:
+    """The legal raises worth weighing (`face_prices`), each with the chance it holds."""
+    return [(bid, held) for _, bid, held in priced_raises(table, min_quantity, STYLES["easy"])]
+
+
+def priced_raises(
+    table: Reading, min_quantity: list[int | None], style: Style
+) -> list[tuple[float, Bid, float]]:
+    """The legal raises worth weighing, each with its expected die loss and the chance it
+    holds."""
+    share = carried_share(table, style)
+    found: list[tuple[float, Bid, float]] = []
+    for face, least in zip(FACES, min_quantity, strict=True):
+        if least is not None:
+            own = table.own_counts[face - 1]
+            found += [
+                (cost, Bid(quantity, face), held)
+                for cost, quantity, held in face_prices(
+                    table, face, own, least, bool(found), share, style
+                )
+            ]
     return found
 
 
-def candidate_raises(table: Reading, min_quantity: list[int | None]) -> list[Bid]:
-    """The legal raises worth weighing: per face, from a little below the expected count up to
-    the first that is hopeless (raises far below it all cost about the same)."""
-    found: list[Bid] = []
-    for face, least in zip(FACES, min_quantity, strict=True):
-        if least is None:
-            continue
-        floor = int(table.expected(face)) - 3
-        for quantity in range(max(least, floor), table.total + 1):
-            bid = Bid(quantity, face)
-            if table.holds(bid) < 0.05 and found:
-                break
-            found.append(bid)
+def carried_share(table: Reading, style: Style) -> float:
+    """The share of the round's die a raise that is not called still costs."""
+    return style.continuation / max(1, len(table.counts) - 1)
+
+
+def face_prices(
+    table: Reading, face: int, own: int, least: int, more: bool, share: float, style: Style
+) -> list[tuple[float, int, float]]:
+    """The raises worth weighing on `face` for a hand with `own` matching dice, as (expected
+    die loss, quantity, chance it holds): from a little below the expected count up to the
+    first that is hopeless (raises far below it all cost about the same), that one left out
+    if `more` were found on other faces. A raise loses a die when the next player calls it
+    and it fails, and otherwise still costs `share`. One loop, reading the tails itself: the
+    expert's search prices thousands of hands per decision."""
+    unseen = table.unseen(face)
+    tails = unseen.tails
+    found: list[tuple[float, int, float]] = []
+    for quantity in range(max(least, int(own + unseen.mean) - 3), table.total + 1):
+        needed = quantity - own
+        held = tails[max(0, needed)] if needed < len(tails) else 0.0
+        if held < 0.05 and (more or found):
+            break
+        called = table.called(face, quantity) if style.caller else 1.0
+        cost = called * (1.0 - held) + (1.0 - called) * share - TEMPO * quantity / table.total
+        found.append((cost, quantity, held))
     return found
 
 
@@ -198,7 +227,8 @@ class Reading:
     style: Style
     _unseen: dict[int, Unseen] = field(default_factory=dict)
     _keys: dict[tuple[int, int], HandKey] = field(default_factory=dict)
-    _called: dict[Bid, float] = field(default_factory=dict)
+    _called: dict[int, float] = field(default_factory=dict)
+    _seen: dict[int, float] = field(default_factory=dict)
 
     @classmethod
     def read(cls, view: GameView, style: Style) -> Reading:
@@ -224,11 +254,6 @@ class Reading:
             claims=_claims(round_["bids"], me, counts, palifico) if style.trust else {},
             style=style,
         )
-
-    def holding(self, own_counts: list[int]) -> Reading:
-        """The same reading for another hand of the same seat (`own_counts` as in the field):
-        nothing else depends on the hand, so the estimates and their caches are shared."""
-        return replace(self, own_counts=own_counts)
 
     def holds(self, bid: Bid) -> float:
         """P(the table shows at least `bid.quantity` dice meeting `bid`)."""
@@ -271,11 +296,16 @@ class Reading:
             if other not in (self.me, seat)
         )
 
-    def called(self, bid: Bid) -> float:
-        """`call_chance` of `bid` against the next player's `seen_by_next`, remembered."""
-        chance = self._called.get(bid)
+    def called(self, face: int, quantity: int) -> float:
+        """`call_chance` of a raise to `quantity` on `face` against the next player's
+        `seen_by_next`, remembered."""
+        key = face << 6 | quantity
+        chance = self._called.get(key)
         if chance is None:
-            chance = self._called[bid] = self.call_chance(bid, self.seen_by_next(bid.face))
+            seen = self._seen.get(face)
+            if seen is None:
+                seen = self._seen[face] = self.seen_by_next(face)
+            chance = self._called[key] = self.call_chance(Bid(quantity, face), seen)
         return chance
 
     def call_chance(self, bid: Bid, seen: float) -> float:
@@ -307,6 +337,10 @@ class Reading:
             self._hand_key(other, face) for other in self.counts if other not in (self.me, seat)
         )
         return _sum_of_hands(parts).tails
+
+    def unseen(self, face: int) -> Unseen:
+        """The matching dice on `face` among all the dice this seat cannot see."""
+        return self._distribution(face)
 
     def _distribution(self, face: int) -> Unseen:
         cached = self._unseen.get(face)

@@ -30,6 +30,7 @@ from app.engine.bot import (
 )
 from app.engine.game import Action, Dudo, count_matching
 from app.engine.headsup import strategy
+from app.engine.rollout import rollout_action
 from app.engine.wire import BidView, GameView, LegalView
 
 EXPERT = STYLES["expert"]
@@ -45,7 +46,11 @@ SLIP = 0.08  # the weight of a hand with which `hard` would have bid otherwise (
 def expert_action(view: GameView, rng: random.Random) -> Action:
     """The expert's move for the seat to act in `view` (ValueError if no action is legal)."""
     move = endgame_action(view, rng)
-    return move if move is not None else searched_action(view, rng)
+    if move is not None:
+        return move
+    if sum(not p["out"] for p in view["players"]) > 2:
+        return rollout_action(view, rng)
+    return searched_action(view, rng)
 
 
 def endgame_action(view: GameView, rng: random.Random) -> Action | None:
@@ -82,7 +87,7 @@ def searched_action(view: GameView, rng: random.Random) -> Action:
     raises = sorted(
         (
             (raise_cost(reading, bid, rival, style) - TEMPO * bid.quantity / reading.total, bid)
-            for bid in candidate_raises(reading, legal["min_quantity"])
+            for bid, _ in candidate_raises(reading, legal["min_quantity"])
         ),
         key=lambda option: option[0],
     )
