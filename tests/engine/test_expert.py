@@ -76,10 +76,13 @@ def test_a_sure_bid_is_never_doubted_and_an_impossible_one_always_is(seed: int) 
     # 1v2 (exact table): the one-die opener bid two sixes; we hold them, or nothing that helps
     assert endgame_action(hand_view([6, 6], {0: 2, 1: 1}, [(2, 6, 1)]), rng) != Dudo()
     assert endgame_action(hand_view([2, 3], {0: 2, 1: 1}, [(3, 6, 1)]), rng) == Dudo()
-    # three players: the search decides
+    # 2v3, no table: the heads-up search decides
+    assert searched_action(hand_view([6, 6], {0: 2, 1: 3}, [(2, 6, 1)]), rng) != Dudo()
+    assert searched_action(hand_view([2, 3], {0: 2, 1: 3}, [(6, 6, 1)]), rng) == Dudo()
+    # three players: the played-out rounds decide
     crowd = {0: 2, 1: 1, 2: 1}
-    assert searched_action(hand_view([6, 6], crowd, [(2, 6, 1)]), rng) != Dudo()
-    assert searched_action(hand_view([2, 3], crowd, [(5, 6, 1)]), rng) == Dudo()
+    assert choose_action(hand_view([6, 6], crowd, [(2, 6, 1)]), "expert", rng) != Dudo()
+    assert choose_action(hand_view([2, 3], crowd, [(5, 6, 1)]), "expert", rng) == Dudo()
 
 
 def test_no_table_outside_a_normal_heads_up_round() -> None:
