@@ -159,11 +159,6 @@ def _raises(
     return [(cost, bid) for cost, bid, _ in priced_raises(table, min_quantity, style)]
 
 
-def candidate_raises(table: Reading, min_quantity: list[int | None]) -> list[tuple[Bid, float]]:
-    """The legal raises worth weighing (`face_prices`), each with the chance it holds."""
-    return [(bid, held) for _, bid, held in priced_raises(table, min_quantity, STYLES["easy"])]
-
-
 def priced_raises(
     table: Reading, min_quantity: list[int | None], style: Style
 ) -> list[tuple[float, Bid, float]]:

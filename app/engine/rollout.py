@@ -1,7 +1,8 @@
-"""The expert's search at a table of three or more: each candidate action's round played out.
+"""The expert's search wherever its tables do not reach: each candidate action's round played out.
 
 At six seats most dice are lost by others; what counts is our own survival, so the search
-scores an action by the dice the round it starts costs us. The hidden dice are dealt
+scores an action by the dice the round it starts costs us (heads-up, the rival loses the die we
+do not). The hidden dice are dealt
 consistently with the round's bids: every opponent who has bid gets blind hands, each weighted
 by the chance that a `hard` bot holding it would have made that opponent's bids (its priced
 options, with the noise and bluffs of its style), then resampled; the others' hands are blind.
@@ -40,8 +41,8 @@ OPPONENT = STYLES["hard"]  # the model of every seat in a played-out round, ours
 DEALS = 16  # deals the actions are played out on
 PROPOSALS = 32  # blind hands per opponent who has bid, weighted by its bids, then resampled
 RAISES = 4  # the raises played out: the cheapest by the one-ply estimate
-PLIES = 3  # the plies played out after our raise; then the round's rest costs us `carry`
-READINGS = 60  # the most readings one decision builds (the costly part); then `carry` too
+PLIES = 24  # the plies played out after our raise; then the round's rest costs us `carry`
+READINGS = 12  # the most readings one candidate's rounds build (the costly part); then `carry`
 FLOOR = 0.02  # the least likelihood of a bid under the model (a player it does not fit)
 RIVAL_WEIGHT = 0.0  # what a die an opponent loses is worth to us, as a share of one of ours
 
@@ -71,6 +72,7 @@ class Search:
     history: History
     _readings: dict[tuple[History, int], tuple[Reading, LegalView]] = field(default_factory=dict)
     _moves: dict[tuple[History, int, Counts], Move] = field(default_factory=dict)
+    _limit: int = 0  # `READINGS` more than the candidate in play found
     _chances: dict[tuple[int, int, Counts], float] = field(default_factory=dict)
 
     @classmethod
@@ -105,16 +107,13 @@ class Search:
             return candidates[0][1]
         deals = self.deals(rng)
         draws = [[rng.random() for _ in range(PLIES)] for _ in deals]
-        scored = [
-            (
-                sum(
-                    self.outcome(action, deal, row) for deal, row in zip(deals, draws, strict=True)
-                ),
-                prior,
-                i,
+        scored = []
+        for i, (prior, action) in enumerate(candidates):
+            self._limit = len(self._readings) + READINGS
+            loss = sum(
+                self.outcome(action, deal, row) for deal, row in zip(deals, draws, strict=True)
             )
-            for i, (prior, action) in enumerate(candidates)
-        ]
+            scored.append((loss, prior, i))
         return candidates[min(scored)[2]][1]
 
     def candidates(self) -> list[tuple[float, Action]]:
@@ -198,7 +197,7 @@ class Search:
     ) -> float:
         """The round from `history`, `turn` to act, played out by the model."""
         for draw in draws:
-            if len(self._readings) >= READINGS and (history, turn) not in self._readings:
+            if len(self._readings) >= self._limit and (history, turn) not in self._readings:
                 break
             best, bluffed = self.move(history, turn, deal[turn])
             if best is None:

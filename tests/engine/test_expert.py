@@ -9,10 +9,8 @@ from collections import Counter
 
 import pytest
 
-from app.engine import Bid, Dudo, choose_action, expert
-from app.engine.bot import Reading
-from app.engine.expert import endgame_action, searched_action
-from app.engine.game import count_matching
+from app.engine import Bid, Dudo, choose_action
+from app.engine.expert import endgame_action
 from app.engine.headsup import (
     MAGIC,
     RULES_VERSION,
@@ -76,10 +74,9 @@ def test_a_sure_bid_is_never_doubted_and_an_impossible_one_always_is(seed: int) 
     # 1v2 (exact table): the one-die opener bid two sixes; we hold them, or nothing that helps
     assert endgame_action(hand_view([6, 6], {0: 2, 1: 1}, [(2, 6, 1)]), rng) != Dudo()
     assert endgame_action(hand_view([2, 3], {0: 2, 1: 1}, [(3, 6, 1)]), rng) == Dudo()
-    # 2v3, no table: the heads-up search decides
-    assert searched_action(hand_view([6, 6], {0: 2, 1: 3}, [(2, 6, 1)]), rng) != Dudo()
-    assert searched_action(hand_view([2, 3], {0: 2, 1: 3}, [(6, 6, 1)]), rng) == Dudo()
-    # three players: the played-out rounds decide
+    # 2v3, no table, and three players: the played-out rounds decide
+    assert choose_action(hand_view([6, 6], {0: 2, 1: 3}, [(2, 6, 1)]), "expert", rng) != Dudo()
+    assert choose_action(hand_view([2, 3], {0: 2, 1: 3}, [(6, 6, 1)]), "expert", rng) == Dudo()
     crowd = {0: 2, 1: 1, 2: 1}
     assert choose_action(hand_view([6, 6], crowd, [(2, 6, 1)]), "expert", rng) != Dudo()
     assert choose_action(hand_view([2, 3], crowd, [(5, 6, 1)]), "expert", rng) == Dudo()
@@ -107,23 +104,3 @@ def test_a_table_that_is_missing_leaves_the_expert_searching() -> None:
     finally:
         use_tables(headsup_tables)
     assert set(loaded_tables()) == {(1, 1), (1, 2), (2, 1)}
-
-
-def test_the_bidders_hands_are_weighted_by_what_hard_would_have_bid(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """A `hard` bot that opens four fives mostly holds fives or aces: the sampled hands that
-    would have made that bid outweigh the others."""
-    monkeypatch.setattr(expert, "BIDDER_SAMPLES", 600)
-    view = hand_view([2, 3, 4, 6, 6], {0: 5, 1: 5}, [(4, 5, 1)])
-    reading = Reading.read(view, expert.EXPERT)
-    found = expert.bidder_hands(view, reading, random.Random(5))
-    assert found is not None
-    seat, sampled = found
-    assert seat == 1
-    blind = sum(count_matching(dice, 5, aces_wild=True) for dice, _ in sampled) / len(sampled)
-    weighted = sum(w * count_matching(d, 5, aces_wild=True) for d, w in sampled) / sum(
-        w for _, w in sampled
-    )
-    assert blind == pytest.approx(5 / 3, abs=0.2)
-    assert weighted > blind + 0.3
