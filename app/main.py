@@ -26,8 +26,8 @@ from app.db.migrate import upgrade
 from app.db.repository import GameRepository
 from app.db.session import make_engine
 from app.db.stats import StatsRepository
-from app.engine.headsup import load_tables
-from app.paths import STATIC_DIR
+from app.engine.headsup import loaded_tables, use_tables
+from app.paths import STATIC_DIR, headsup_tables
 from app.rooms import AsyncioScheduler, Registry, RoomConfig, Scheduler
 from app.rooms.journal import Journal
 from app.rooms.ownership import RENEW_SECONDS, Ownership
@@ -97,7 +97,8 @@ def create_app(
             journal=journal,
             ownership=ownership,
         )
-        await asyncio.to_thread(load_tables)  # the expert bot's, before any room needs them
+        use_tables(headsup_tables)
+        await asyncio.to_thread(loaded_tables)  # the expert bot's, before any room needs them
         restored = await registry.restore()
         if restored:
             logger.info("restored %d live rooms from the journal", restored)

@@ -45,7 +45,8 @@ from app.engine import (
 )
 from app.engine.bids import ACE
 from app.engine.game import Action, count_matching
-from app.engine.headsup import load_tables
+from app.engine.headsup import loaded_tables, use_tables
+from app.paths import headsup_tables
 
 Policy = BotLevel | Literal["baseline"]
 
@@ -145,6 +146,7 @@ MATCHUPS = (
     Matchup.rotating("1 expert vs 5 hard", ["expert", "hard", "hard", "hard", "hard", "hard"]),
 )
 SETTINGS = GameSettings()
+use_tables(headsup_tables)  # at import: every worker process has them too
 
 
 def run_one(task: tuple[int, int, int]) -> tuple[Policy, list[int]]:
@@ -163,9 +165,9 @@ def percentile(values: Sequence[int], share: float) -> float:
 
 def tables_memory() -> int:
     """Bytes the expert's tables take once loaded (traced allocations of the load)."""
-    load_tables.cache_clear()
+    loaded_tables.cache_clear()
     tracemalloc.start()
-    load_tables()
+    loaded_tables()
     size = tracemalloc.get_traced_memory()[0]
     tracemalloc.stop()
     return size

@@ -41,14 +41,15 @@ from app.engine.game import Dudo
 from app.engine.headsup import (
     DUDO,
     PROBABILITY_SCALE,
-    TABLE_PATH,
     PlayerTable,
     Split,
     SplitTable,
     encode_tables,
-    load_tables,
+    loaded_tables,
+    use_tables,
 )
 from app.engine.wire import GameView
+from app.paths import HEADSUP_TABLES, headsup_tables
 
 # Solved exactly: with 2v2 the perfect-recall tree has 2**24 histories, too big for the memory
 # and time here (the last-bid abstraction, solved and measured beside them, loses 0.17-0.21
@@ -167,9 +168,9 @@ def build(args: argparse.Namespace) -> None:
         for split, abstract_value, gap in pool.imap_unordered(solve_last_bid, measured):
             print(f"  {split[0]}v{split[1]}: value {abstract_value:+.4f}, exploitability {gap:.5f}")
     data = encode_tables(tables)
-    TABLE_PATH.parent.mkdir(exist_ok=True)
-    TABLE_PATH.write_bytes(data)
-    print(f"wrote {TABLE_PATH} ({len(data)} bytes) in {time.perf_counter() - started:.0f} s")
+    HEADSUP_TABLES.parent.mkdir(exist_ok=True)
+    HEADSUP_TABLES.write_bytes(data)
+    print(f"wrote {HEADSUP_TABLES} ({len(data)} bytes) in {time.perf_counter() - started:.0f} s")
 
 
 def entries(table: SplitTable) -> int:
@@ -280,7 +281,8 @@ def level_profile(
 
 def exploit(args: argparse.Namespace) -> None:
     rng = random.Random(args.seed)
-    tables = load_tables()
+    use_tables(headsup_tables)
+    tables = loaded_tables()
     print(
         f"{'split':<6}{'level':<8}{'exploitability':>15}{'(as opener':>12}{', as 2nd)':>10}"
         f"{'asked':>9}{'seconds':>9}   equilibrium value {'':>1}"

@@ -26,7 +26,7 @@ from typing import Literal, NamedTuple, get_args
 
 from app.engine.bids import ACE, FACES, Bid
 from app.engine.game import MAX_DICE, Action, Calza, Dudo, count_matching, match_chance
-from app.engine.wire import BidView, GameView
+from app.engine.wire import BidView, GameView, LegalView
 
 BotLevel = Literal["easy", "normal", "hard", "expert"]
 BOT_LEVELS: tuple[BotLevel, ...] = get_args(BotLevel)
@@ -82,22 +82,25 @@ def heuristic_action(view: GameView, level: BotLevel, rng: random.Random) -> Act
     Raises ValueError when the view allows no action (not the seat's turn).
     """
     style = STYLES[level]
-    table = Reading.read(view, style)
-    legal = view["you"]["legal"]
-    options: list[tuple[float, Action]] = []
-    raises = _raises(table, legal["min_quantity"], style)
-    for cost, bid in raises:
-        options.append((cost + rng.gauss(0.0, style.noise), bid))
-    if legal["dudo"] and table.standing is not None:
-        held = table.holds(table.standing)
-        options.append((held + rng.gauss(0.0, style.noise), Dudo()))
-    if legal["calza"] and table.standing is not None:
-        options.append(
-            (-_calza_value(table, table.standing) + rng.gauss(0.0, style.noise), Calza())
-        )
+    options, raises = priced_options(Reading.read(view, style), view["you"]["legal"], style)
     if not options:
         raise ValueError("the view allows no action: not this seat's turn")
-    return pick(options, raises, style, rng)
+    noisy = [(cost + rng.gauss(0.0, style.noise), action) for cost, action in options]
+    return pick(noisy, raises, style, rng)
+
+
+def priced_options(
+    table: Reading, legal: LegalView, style: Style
+) -> tuple[list[tuple[float, Action]], list[tuple[float, Bid]]]:
+    """Every option `legal` opens with its expected die loss, before noise (the raises first,
+    then dudo and calza), and the raises alone."""
+    raises = _raises(table, legal["min_quantity"], style)
+    options: list[tuple[float, Action]] = list(raises)
+    if legal["dudo"] and table.standing is not None:
+        options.append((table.holds(table.standing), Dudo()))
+    if legal["calza"] and table.standing is not None:
+        options.append((-_calza_value(table, table.standing), Calza()))
+    return options, raises
 
 
 def pick(
@@ -110,12 +113,19 @@ def pick(
     best is a raise, a bluff: a raise on another face that costs little more."""
     best_cost, best = min(options, key=lambda option: option[0])
     if isinstance(best, Bid) and rng.random() < style.bluff:
-        bluffs = [
-            (c, b) for c, b in raises if b.face != best.face and c <= best_cost + style.bluff_slack
-        ]
-        if bluffs:
-            return min(bluffs, key=lambda option: option[0])[1]
+        return bluff(best, best_cost, raises, style) or best
     return best
+
+
+def bluff(
+    best: Bid, best_cost: float, raises: Sequence[tuple[float, Bid]], style: Style
+) -> Bid | None:
+    """The bluff a bot whose best option is `best` would make: the cheapest raise on another
+    face within the style's slack (None if there is none)."""
+    bluffs = [
+        (c, b) for c, b in raises if b.face != best.face and c <= best_cost + style.bluff_slack
+    ]
+    return min(bluffs, key=lambda option: option[0])[1] if bluffs else None
 
 
 def maybe_calza(view: GameView, level: BotLevel, rng: random.Random) -> bool:
@@ -146,30 +156,53 @@ def _raises(
     table: Reading, min_quantity: list[int | None], style: Style
 ) -> list[tuple[float, Bid]]:
     """Every sensible legal raise with its expected die loss."""
-    share = style.continuation / max(1, len(table.counts) - 1)
-    found: list[tuple[float, Bid]] = []
-    for bid in candidate_raises(table, min_quantity):
-        held = table.holds(bid)
-        seen = table.seen_by_next(bid.face) if style.caller else 0.0
-        called = table.call_chance(bid, seen) if style.caller else 1.0
-        cost = called * (1.0 - held) + (1.0 - called) * share
-        found.append((cost - TEMPO * bid.quantity / table.total, bid))
+    return [(cost, bid) for cost, bid, _ in priced_raises(table, min_quantity, style)]
+
+
+def priced_raises(
+    table: Reading, min_quantity: list[int | None], style: Style
+) -> list[tuple[float, Bid, float]]:
+    """The legal raises worth weighing, each with its expected die loss and the chance it
+    holds."""
+    share = carried_share(table, style)
+    found: list[tuple[float, Bid, float]] = []
+    for face, least in zip(FACES, min_quantity, strict=True):
+        if least is not None:
+            own = table.own_counts[face - 1]
+            found += [
+                (cost, Bid(quantity, face), held)
+                for cost, quantity, held in face_prices(
+                    table, face, own, least, bool(found), share, style
+                )
+            ]
     return found
 
 
-def candidate_raises(table: Reading, min_quantity: list[int | None]) -> list[Bid]:
-    """The legal raises worth weighing: per face, from a little below the expected count up to
-    the first that is hopeless (raises far below it all cost about the same)."""
-    found: list[Bid] = []
-    for face, least in zip(FACES, min_quantity, strict=True):
-        if least is None:
-            continue
-        floor = int(table.expected(face)) - 3
-        for quantity in range(max(least, floor), table.total + 1):
-            bid = Bid(quantity, face)
-            if table.holds(bid) < 0.05 and found:
-                break
-            found.append(bid)
+def carried_share(table: Reading, style: Style) -> float:
+    """The share of the round's die a raise that is not called still costs."""
+    return style.continuation / max(1, len(table.counts) - 1)
+
+
+def face_prices(
+    table: Reading, face: int, own: int, least: int, more: bool, share: float, style: Style
+) -> list[tuple[float, int, float]]:
+    """The raises worth weighing on `face` for a hand with `own` matching dice, as (expected
+    die loss, quantity, chance it holds): from a little below the expected count up to the
+    first that is hopeless (raises far below it all cost about the same), that one left out
+    if `more` were found on other faces. A raise loses a die when the next player calls it
+    and it fails, and otherwise still costs `share`. One loop, reading the tails itself: the
+    expert's search prices thousands of hands per decision."""
+    unseen = table.unseen(face)
+    tails = unseen.tails
+    found: list[tuple[float, int, float]] = []
+    for quantity in range(max(least, int(own + unseen.mean) - 3), table.total + 1):
+        needed = quantity - own
+        held = tails[max(0, needed)] if needed < len(tails) else 0.0
+        if held < 0.05 and (more or found):
+            break
+        called = table.called(face, quantity) if style.caller else 1.0
+        cost = called * (1.0 - held) + (1.0 - called) * share - TEMPO * quantity / table.total
+        found.append((cost, quantity, held))
     return found
 
 
@@ -189,6 +222,8 @@ class Reading:
     style: Style
     _unseen: dict[int, Unseen] = field(default_factory=dict)
     _keys: dict[tuple[int, int], HandKey] = field(default_factory=dict)
+    _called: dict[int, float] = field(default_factory=dict)
+    _seen: dict[int, float] = field(default_factory=dict)
 
     @classmethod
     def read(cls, view: GameView, style: Style) -> Reading:
@@ -256,6 +291,18 @@ class Reading:
             if other not in (self.me, seat)
         )
 
+    def called(self, face: int, quantity: int) -> float:
+        """`call_chance` of a raise to `quantity` on `face` against the next player's
+        `seen_by_next`, remembered."""
+        key = face << 6 | quantity
+        chance = self._called.get(key)
+        if chance is None:
+            seen = self._seen.get(face)
+            if seen is None:
+                seen = self._seen[face] = self.seen_by_next(face)
+            chance = self._called[key] = self.call_chance(Bid(quantity, face), seen)
+        return chance
+
     def call_chance(self, bid: Bid, seen: float) -> float:
         """P(the next player calls dudo on `bid`): likelier the more it exceeds their mean,
         their own matching dice (estimated like any opponent's) plus `seen_by_next`."""
@@ -285,6 +332,10 @@ class Reading:
             self._hand_key(other, face) for other in self.counts if other not in (self.me, seat)
         )
         return _sum_of_hands(parts).tails
+
+    def unseen(self, face: int) -> Unseen:
+        """The matching dice on `face` among all the dice this seat cannot see."""
+        return self._distribution(face)
 
     def _distribution(self, face: int) -> Unseen:
         cached = self._unseen.get(face)

@@ -5,8 +5,10 @@ With two players left a round has no palifico and no calza, aces are wild and ma
 order, where a aces sit between 2a sixes and 2a+1 twos), so a round's public history is the
 set of rungs bid so far: a bit mask. The bidder who opened is player 0; the mover at a history
 is the parity of its bids. `bench/solver.py build` solves each split of dice with CFR+
-(`bench/cfr.py`) and writes `tables/headsup.bin`, which `strategy` reads here, standard
-library only. The file is tied to `RULES_VERSION`: a table made for other rules is refused.
+(`bench/cfr.py`) and writes `tables/headsup.bin`; the engine reads no file itself: whoever
+starts it passes a reader of the bytes (`use_tables`), and `strategy` decodes them, standard
+library only, when first needed. The file is tied to `RULES_VERSION`: a table made for other
+rules is refused.
 """
 
 from __future__ import annotations
@@ -16,18 +18,16 @@ import struct
 import zlib
 from array import array
 from bisect import bisect_left
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from itertools import combinations_with_replacement
-from pathlib import Path
 
 from app.engine.bids import ACE, FACES, Bid
 from app.engine.game import count_matching
 
 # Bump whenever a heads-up rule the tables depend on changes (ladder, counting, who opens).
 RULES_VERSION = "perudo-headsup-1: aces wild, no aces opening, no calza, no palifico"
-TABLE_PATH = Path(__file__).with_name("tables") / "headsup.bin"
 MAGIC = b"PHU1"
 DUDO = 255  # the action code of dudo; raises are ladder indexes
 PROBABILITY_SCALE = 255  # probabilities are stored as k / 255
@@ -121,7 +121,7 @@ def strategy(
 ) -> list[tuple[Bid | None, float]] | None:
     """The equilibrium's mixed action for the player to move, holding `own` dice, after
     `bids` (None stands for dudo); None when no table covers the split or this history."""
-    table = load_tables().get(split)
+    table = loaded_tables().get(split)
     if table is None:
         return None
     total = split[0] + split[1]
@@ -138,15 +138,26 @@ def strategy(
     return [(None if code == DUDO else rungs[code], weight) for code, weight in found]
 
 
+TableSource = Callable[[], bytes | None]  # the tables file's bytes, None when there is none
+_sources: list[TableSource] = []
+
+
+def use_tables(source: TableSource | None) -> None:
+    """Where the tables come from: `source` is called once, when the expert first needs them
+    (the server warms them at start-up); None, or a source that finds nothing: no tables, and
+    the expert searches everywhere."""
+    _sources[:] = [source] if source is not None else []
+    loaded_tables.cache_clear()
+
+
 @cache
-def load_tables(path: Path = TABLE_PATH) -> dict[Split, SplitTable]:
-    """The shipped tables, read once; empty when the file is missing (the bot then searches).
+def loaded_tables() -> dict[Split, SplitTable]:
+    """The tables `use_tables` points at, decoded once; empty without them.
 
     Raises ValueError for a file made for other rules or in another format.
     """
-    if not path.exists():
-        return {}
-    return decode_tables(path.read_bytes())
+    data = _sources[0]() if _sources else None
+    return decode_tables(data) if data is not None else {}
 
 
 def encode_tables(tables: dict[Split, SplitTable]) -> bytes:

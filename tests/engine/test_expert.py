@@ -6,27 +6,26 @@ from __future__ import annotations
 import random
 import zlib
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
-from app.engine import Bid, Dudo, choose_action, expert
-from app.engine.bot import Reading
-from app.engine.expert import endgame_action, searched_action
-from app.engine.game import count_matching
+from app.engine import Bid, Dudo, choose_action
+from app.engine.expert import endgame_action
 from app.engine.headsup import (
     MAGIC,
     RULES_VERSION,
     decode_tables,
     encode_tables,
-    load_tables,
+    loaded_tables,
     strategy,
+    use_tables,
 )
+from app.paths import headsup_tables
 from tests.engine.test_bot import hand_view
 
 
 def test_the_shipped_tables_cover_the_solved_splits() -> None:
-    tables = load_tables()
+    tables = loaded_tables()
     assert set(tables) == {(1, 1), (1, 2), (2, 1)}
     # the opener of a one-die round is behind; two dice against one win most games
     assert -0.08 < tables[1, 1].value < -0.03
@@ -34,8 +33,8 @@ def test_the_shipped_tables_cover_the_solved_splits() -> None:
 
 
 def test_tables_made_for_other_rules_are_refused() -> None:
-    data = encode_tables({(1, 1): load_tables()[1, 1]})
-    assert decode_tables(data)[1, 1].value == load_tables()[1, 1].value
+    data = encode_tables({(1, 1): loaded_tables()[1, 1]})
+    assert decode_tables(data)[1, 1].value == loaded_tables()[1, 1].value
     body = zlib.decompress(data[len(MAGIC) :])
     other = body.replace(RULES_VERSION.encode(), b"x" * len(RULES_VERSION))
     with pytest.raises(ValueError, match="tables made for"):
@@ -75,10 +74,12 @@ def test_a_sure_bid_is_never_doubted_and_an_impossible_one_always_is(seed: int) 
     # 1v2 (exact table): the one-die opener bid two sixes; we hold them, or nothing that helps
     assert endgame_action(hand_view([6, 6], {0: 2, 1: 1}, [(2, 6, 1)]), rng) != Dudo()
     assert endgame_action(hand_view([2, 3], {0: 2, 1: 1}, [(3, 6, 1)]), rng) == Dudo()
-    # three players: the search decides
+    # 2v3, no table, and three players: the played-out rounds decide
+    assert choose_action(hand_view([6, 6], {0: 2, 1: 3}, [(2, 6, 1)]), "expert", rng) != Dudo()
+    assert choose_action(hand_view([2, 3], {0: 2, 1: 3}, [(6, 6, 1)]), "expert", rng) == Dudo()
     crowd = {0: 2, 1: 1, 2: 1}
-    assert searched_action(hand_view([6, 6], crowd, [(2, 6, 1)]), rng) != Dudo()
-    assert searched_action(hand_view([2, 3], crowd, [(5, 6, 1)]), rng) == Dudo()
+    assert choose_action(hand_view([6, 6], crowd, [(2, 6, 1)]), "expert", rng) != Dudo()
+    assert choose_action(hand_view([2, 3], crowd, [(5, 6, 1)]), "expert", rng) == Dudo()
 
 
 def test_no_table_outside_a_normal_heads_up_round() -> None:
@@ -90,25 +91,16 @@ def test_no_table_outside_a_normal_heads_up_round() -> None:
     assert endgame_action(palifico, random.Random(1)) is None
 
 
-def test_a_table_that_is_missing_leaves_the_expert_searching(tmp_path: Path) -> None:
-    assert load_tables(tmp_path / "absent.bin") == {}
-
-
-def test_the_bidders_hands_are_weighted_by_what_hard_would_have_bid(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """A `hard` bot that opens four fives mostly holds fives or aces: the sampled hands that
-    would have made that bid outweigh the others."""
-    monkeypatch.setattr(expert, "BIDDER_SAMPLES", 600)
-    view = hand_view([2, 3, 4, 6, 6], {0: 5, 1: 5}, [(4, 5, 1)])
-    reading = Reading.read(view, expert.EXPERT)
-    found = expert.bidder_hands(view, reading, random.Random(5))
-    assert found is not None
-    seat, sampled = found
-    assert seat == 1
-    blind = sum(count_matching(dice, 5, aces_wild=True) for dice, _ in sampled) / len(sampled)
-    weighted = sum(w * count_matching(d, 5, aces_wild=True) for d, w in sampled) / sum(
-        w for _, w in sampled
-    )
-    assert blind == pytest.approx(5 / 3, abs=0.2)
-    assert weighted > blind + 0.3
+def test_a_table_that_is_missing_leaves_the_expert_searching() -> None:
+    """The engine reads no file: without a source, or one that finds nothing, there are no
+    tables, and the expert still plays heads-up, by its search."""
+    view = hand_view([2, 3], {0: 2, 1: 1}, [(3, 6, 1)])
+    try:
+        for source in (None, lambda: None):
+            use_tables(source)
+            assert loaded_tables() == {}
+            assert strategy((2, 1), [], [2, 3]) is None
+            assert choose_action(view, "expert", random.Random(1)) == Dudo()
+    finally:
+        use_tables(headsup_tables)
+    assert set(loaded_tables()) == {(1, 1), (1, 2), (2, 1)}
