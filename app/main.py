@@ -28,7 +28,7 @@ from app.db.session import make_engine
 from app.db.stats import StatsRepository
 from app.engine.headsup import loaded_tables, use_tables
 from app.paths import STATIC_DIR, headsup_tables
-from app.rooms import AsyncioScheduler, Registry, RoomConfig, Scheduler
+from app.rooms import AsyncioScheduler, Registry, RoomConfig, Scheduler, thinking
 from app.rooms.journal import Journal
 from app.rooms.ownership import RENEW_SECONDS, Ownership
 from app.web import admin, api, devices, pages, players, security, ws
@@ -127,6 +127,7 @@ def create_app(
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
             await registry.close()
+            thinking.stop()  # the expert bots' process
             engine.dispose()
 
     app = FastAPI(title="perudo", lifespan=lifespan)

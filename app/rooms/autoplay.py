@@ -48,17 +48,36 @@ def level_of(seat: Seat) -> BotLevel:
 
 
 def turn_move(state: RoomState, seat: Seat, due: Due, rng: random.Random) -> Move:
-    """The move of `seat`, the seat to act, which the turn clock says is due."""
-    assert state.game is not None
-    view = player_view(state.game, seat.number)
+    """The move of `seat`, the seat to act, which the turn clock says is due (its bot decides
+    here: `thinking` says which levels may)."""
+    view = turn_view(state, seat)
     try:
-        action = choose_action(view, level_of(seat), rng)
-        if not allowed(view, action):
-            raise ValueError(f"the bot chose {action!r}, which the view does not allow")
+        action: Action | None = choose_action(view, level_of(seat), rng)
     except Exception:
         logger.exception("the bot failed for seat %d; playing the safe move", seat.number)
-        action = safe_action(view)
-    return Move(seat.number, action, None if seat.bot else reason(seat, due))
+        action = None
+    return checked_move(view, seat, due, action)
+
+
+def turn_view(state: RoomState, seat: Seat) -> GameView:
+    """What the bot playing `seat` decides from: that seat's player view."""
+    assert state.game is not None
+    return player_view(state.game, seat.number)
+
+
+def checked_move(view: GameView, seat: Seat, due: Due, action: Action | None) -> Move:
+    """`seat`'s move from the strategy's `action` (None: it failed); a move `view` does not
+    allow gives way to the safe one."""
+    if action is not None and not allowed(view, action):
+        logger.error(
+            "the bot chose %r for seat %d, which the view does not allow", action, seat.number
+        )
+        action = None
+    return Move(
+        seat.number,
+        safe_action(view) if action is None else action,
+        None if seat.bot else reason(seat, due),
+    )
 
 
 def calza_move(state: RoomState, rng: random.Random) -> Move | None:

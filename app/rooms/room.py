@@ -6,13 +6,14 @@ state is its `RoomState`."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
 from functools import partial
 
 from app import protocol as wire
 from app.engine import Action, Bid, Event, GameEnded, PlacedBid, RoundEnded, RuleError
 from app.protocol import CloseCode, ProtocolError
-from app.rooms import autoplay, messages
+from app.rooms import autoplay, messages, thinking
 from app.rooms.audience import Audience
 from app.rooms.clock import Scheduler
 from app.rooms.dice import SecureDice
@@ -21,6 +22,8 @@ from app.rooms.ports import Connection, GameStore, RoomConfig
 from app.rooms.saver import GameSaver, game_record, guest_standing
 from app.rooms.state import RoomState
 from app.rooms.turns import TurnClock, TurnKey
+
+logger = logging.getLogger(__name__)
 
 
 class Room:
@@ -51,6 +54,7 @@ class Room:
         self._saver = GameSaver(store, state.room_id)
         self._rng = state.game.rng if state.game is not None else rng or SecureDice()
         self._recorder = Recorder(journal, rev)
+        self._thinking: TurnKey | None = None  # the turn a bot thinks about, off the lock
         self._turns = TurnClock(
             scheduler, self._config, self._rng, on_turn=self._turn_due, on_calza=self._calza_due
         )
@@ -188,11 +192,14 @@ class Room:
 
     async def _turn_due(self, key: TurnKey) -> None:
         """The turn clock: the seat to act is a bot's, or its person ran out of time or
-        stayed away."""
+        stayed away. A bot that thinks long (`thinking`) does so without the lock, and its
+        move is dropped if the table moved on meanwhile."""
         async with self.lock:
             game = self.state.game
             if self.closed or key != self._turns.key or game is None or game.round is None:
                 return
+            if key == self._thinking:
+                return  # the clock was re-armed while this turn's bot thinks
             seat = self.state.seats[game.round.turn]
             due = self._turns.due(seat)
             if due is None:
@@ -200,7 +207,23 @@ class Room:
             went_away = due == "away"
             if went_away:
                 seat.hand_to_bot(self._scheduler.now())
-            move = autoplay.turn_move(self.state, seat, due, self._rng)
+            level = autoplay.level_of(seat)
+            if thinking.in_place(level):
+                move = autoplay.turn_move(self.state, seat, due, self._rng)
+                return self._apply(move.seat, move.action, move.by, shown_as_bid=not went_away)
+            view = autoplay.turn_view(self.state, seat)
+            self._thinking = key
+        try:
+            action: Action | None = await thinking.think(view, level, self._rng)
+        except Exception:
+            logger.exception("the bot failed for seat %d; playing the safe move", seat.number)
+            action = None
+        finally:
+            self._thinking = None
+        async with self.lock:
+            if self.closed or key != self._turns.key:
+                return  # a calza, a leave...: the turn it thought about is gone
+            move = autoplay.checked_move(view, seat, due, action)
             self._apply(move.seat, move.action, move.by, shown_as_bid=not went_away)
 
     async def _calza_due(self, key: TurnKey) -> None:
