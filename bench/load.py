@@ -1358,6 +1358,13 @@ def raise_fd_limit(opts: Options) -> None:
         raise SystemExit(f"need {need} file descriptors, the hard limit is {hard}")
 
 
+def report_json(opts: Options, report: dict[str, Any]) -> str:
+    """Every run's figures and the options they ran with, as `--json` writes them."""
+    return orjson.dumps(
+        {"options": opts.__dict__, **report}, option=orjson.OPT_INDENT_2, default=str
+    ).decode()
+
+
 def main(argv: list[str] | None = None) -> None:
     opts, json_path = parse_args(argv)
     raise_fd_limit(opts)
@@ -1378,9 +1385,7 @@ def main(argv: list[str] | None = None) -> None:
     for problem in report["problems"]:
         print(f"\nwarning: {problem}", file=out)
     if json_path:
-        text = orjson.dumps(
-            {"options": opts.__dict__, **report}, option=orjson.OPT_INDENT_2
-        ).decode()
+        text = report_json(opts, report)
         if json_path == "-":
             print(text)
         else:

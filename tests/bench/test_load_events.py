@@ -93,3 +93,13 @@ def test_a_player_that_only_bids_raises_least(
 ) -> None:
     table = table_of(load, state(3, least), bids_only=True)
     assert table.next_move()[1] == move
+
+
+def test_the_options_name_the_server_tree_and_go_into_the_json(
+    load: ModuleType, tmp_path: Path
+) -> None:
+    opts, _ = load.parse_args(["--server-tree", str(tmp_path), "--json", "-"])
+    assert opts.server_tree == tmp_path.resolve()
+    written = load.orjson.loads(load.report_json(opts, {"tree": "abc", "runs": []}))
+    assert written["options"]["server_tree"] == str(tmp_path.resolve())
+    assert written["tree"] == "abc"
