@@ -55,13 +55,21 @@ async def play_to_the_bots_turn(
         await say(room, people[turn], type="bid", quantity=least, face=face)
 
 
-async def test_the_event_loop_runs_on_while_the_expert_thinks(
+async def slow_expert_to_act(
     make_room: MakeRoom, clock: ManualScheduler, monkeypatch: pytest.MonkeyPatch
-) -> None:
+) -> tuple[Room, FakeConnection, FakeConnection, int]:
+    """A table whose expert, slow to think, is to act on a standing bid: the room, Ana, Bea
+    and the expert's seat."""
     monkeypatch.setattr(thinking, "_decide", slow_choice)
     room = make_room()
     ana, bea = await table_with_an_expert(room)
-    bot = await play_to_the_bots_turn(room, clock, {0: ana, 1: bea})
+    return room, ana, bea, await play_to_the_bots_turn(room, clock, {0: ana, 1: bea})
+
+
+async def test_the_event_loop_runs_on_while_the_expert_thinks(
+    make_room: MakeRoom, clock: ManualScheduler, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, ana, _, bot = await slow_expert_to_act(make_room, clock, monkeypatch)
     bids_before = len(ana.state["round"]["bids"])
     ticks = 0
 
@@ -89,10 +97,7 @@ async def test_the_event_loop_runs_on_while_the_expert_thinks(
 async def test_a_move_about_a_turn_that_is_gone_is_dropped(
     make_room: MakeRoom, clock: ManualScheduler, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(thinking, "_decide", slow_choice)
-    room = make_room()
-    ana, bea = await table_with_an_expert(room)
-    await play_to_the_bots_turn(room, clock, {0: ana, 1: bea})
+    room, ana, bea, _ = await slow_expert_to_act(make_room, clock, monkeypatch)
     last_bid = ana.state["round"]["bid"]
     thinking_turn = asyncio.create_task(clock.advance(2 * BOT_DELAY))
     await asyncio.sleep(THINKING_SECONDS / 4)  # the expert is thinking now

@@ -72,6 +72,15 @@ class DirectApp:
         self.answers.append(("closed", send_now([b"late"])))
 
 
+async def accepted(scope: dict[str, Any], receive: Any, send: Any) -> Any:
+    """Accept a WebSocket (None for any other scope): the protocol serving it."""
+    if scope["type"] != "websocket":
+        return None
+    await receive()
+    await send({"type": "websocket.accept"})
+    return scope["extensions"][DIRECT_SEND]["send"].__self__
+
+
 class SlowReader:
     """A WebSocket app that lets messages pile up before it reads them, noting the protocol's
     queue and reading state."""
@@ -81,11 +90,9 @@ class SlowReader:
         self.received: list[str] = []
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] != "websocket":
+        protocol = await accepted(scope, receive, send)
+        if protocol is None:
             return
-        await receive()
-        await send({"type": "websocket.accept"})
-        protocol = scope["extensions"][DIRECT_SEND]["send"].__self__
         while protocol.queue.qsize() < 4:
             await asyncio.sleep(0.01)
         await asyncio.sleep(0.4)  # the client sends the rest of its ten meanwhile
@@ -271,11 +278,9 @@ class Echo:
         self.cutting: list[bool] = []
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] != "websocket":
+        protocol = await accepted(scope, receive, send)
+        if protocol is None:
             return
-        await receive()
-        await send({"type": "websocket.accept"})
-        protocol = scope["extensions"][DIRECT_SEND]["send"].__self__
         while (message := await receive())["type"] == "websocket.receive":
             self.cutting.append(protocol._inbox is not None)
             await send({"type": "websocket.send", "text": message["text"]})
