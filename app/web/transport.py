@@ -163,13 +163,15 @@ class SansIOProtocol(WebSocketsSansIOProtocol):
                 return self._hand_over()  # the parser closes with 1009 or 1002
             if len(inbox) < end:
                 return
-            frame = bytes(inbox[:end])
-            del inbox[:end]
-            if frame[0] == _TEXT_FIN and self.conn.current_size is None:
+            if inbox[0] == _TEXT_FIN and self.conn.current_size is None:
+                mask = inbox[header - _MASK_BYTES : header]
                 self.curr_msg_data_type = "text"
-                self.frames = [apply_mask(frame[header:], frame[header - _MASK_BYTES : header])]
+                self.frames = [apply_mask(inbox[header:end], mask)]
+                del inbox[:end]
                 self.send_receive_event_to_app()
             else:  # control, binary, fragmented, reserved bits...: the parser's, whole
+                frame = bytes(inbox[:end])
+                del inbox[:end]
                 super().data_received(frame)
             if self.conn.state is not State.OPEN or self.conn.parser_exc is not None:
                 return self._hand_over()
