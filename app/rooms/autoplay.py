@@ -20,7 +20,6 @@ from app.engine import (
     Calza,
     Dudo,
     GameView,
-    choose_action,
     maybe_calza,
     player_view,
 )
@@ -45,18 +44,6 @@ class Move:
 
 def level_of(seat: Seat) -> BotLevel:
     return seat.level or AUTOPLAY_LEVEL
-
-
-def turn_move(state: RoomState, seat: Seat, due: Due, rng: random.Random) -> Move:
-    """The move of `seat`, the seat to act, which the turn clock says is due (its bot decides
-    here: `thinking` says which levels may)."""
-    view = turn_view(state, seat)
-    try:
-        action: Action | None = choose_action(view, level_of(seat), rng)
-    except Exception:
-        logger.exception("the bot failed for seat %d; playing the safe move", seat.number)
-        action = None
-    return checked_move(view, seat, due, action)
 
 
 def turn_view(state: RoomState, seat: Seat) -> GameView:

@@ -6,7 +6,6 @@ state is its `RoomState`."""
 from __future__ import annotations
 
 import asyncio
-import logging
 import random
 from functools import partial
 
@@ -22,8 +21,6 @@ from app.rooms.ports import Connection, GameStore, RoomConfig
 from app.rooms.saver import GameSaver, game_record, guest_standing
 from app.rooms.state import RoomState
 from app.rooms.turns import TurnClock, TurnKey
-
-logger = logging.getLogger(__name__)
 
 
 class Room:
@@ -192,8 +189,8 @@ class Room:
 
     async def _turn_due(self, key: TurnKey) -> None:
         """The turn clock: the seat to act is a bot's, or its person ran out of time or
-        stayed away. A bot that thinks long (`thinking`) does so without the lock, and its
-        move is dropped if the table moved on meanwhile."""
+        stayed away. The bot decides without the lock (`thinking`: the expert elsewhere, the
+        others at once), and its move is dropped if the table moved on meanwhile."""
         async with self.lock:
             game = self.state.game
             if self.closed or key != self._turns.key or game is None or game.round is None:
@@ -207,17 +204,10 @@ class Room:
             went_away = due == "away"
             if went_away:
                 seat.hand_to_bot(self._scheduler.now())
-            level = autoplay.level_of(seat)
-            if thinking.in_place(level):
-                move = autoplay.turn_move(self.state, seat, due, self._rng)
-                return self._apply(move.seat, move.action, move.by, shown_as_bid=not went_away)
             view = autoplay.turn_view(self.state, seat)
             self._thinking = key
         try:
-            action: Action | None = await thinking.think(view, level, self._rng)
-        except Exception:
-            logger.exception("the bot failed for seat %d; playing the safe move", seat.number)
-            action = None
+            action = await thinking.decide(view, autoplay.level_of(seat), self._rng)
         finally:
             self._thinking = None
         async with self.lock:

@@ -7,12 +7,13 @@ chat, a socket that comes and goes).
 One worker process, started with the first expert's turn: the decisions queue there, one
 after another, and a busy server's expert bots take longer instead of slowing every table.
 A worker that dies is replaced at the next decision; the turn it was thinking about gets the
-safe move (`autoplay.checked_move`).
+safe move (`autoplay.checked_move`), as does a strategy that fails at any level.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import multiprocessing
 import random
 from collections.abc import Callable
@@ -23,6 +24,8 @@ from app.engine import Action, BotLevel, GameView, choose_action
 from app.engine.headsup import use_tables
 from app.paths import headsup_tables
 
+logger = logging.getLogger(__name__)
+
 IN_PLACE: frozenset[BotLevel] = frozenset({"easy", "normal", "hard"})
 Decide = Callable[[GameView, BotLevel, random.Random], Action]
 
@@ -30,22 +33,24 @@ _pool: ProcessPoolExecutor | None = None
 _decide: Decide = choose_action  # what the worker runs (a test swaps in a slow one)
 
 
-def in_place(level: BotLevel) -> bool:
-    """Whether a bot of `level` decides on the event loop (it takes well under a millisecond)."""
-    return level in IN_PLACE
-
-
-async def think(view: GameView, level: BotLevel, rng: random.Random) -> Action:
-    """The move of a bot of `level` for the seat of `view`, decided in the bots' process with
-    a generator seeded from `rng` (a seeded room plays the same games). Raises what the
-    strategy raised, or BrokenProcessPool if the worker died."""
-    seeded = random.Random(rng.getrandbits(64))
-    loop = asyncio.get_running_loop()
+async def decide(view: GameView, level: BotLevel, rng: random.Random) -> Action | None:
+    """The move of a bot of `level` for the seat of `view`; None (logged) when its strategy
+    failed. The heuristic levels decide here and now, without yielding; the expert in the
+    bots' process, with a generator seeded from `rng` (a seeded room plays the same games)."""
     try:
-        return await loop.run_in_executor(_workers(), _decide, view, level, seeded)
-    except BrokenProcessPool:
-        stop()  # the next decision starts a new worker
-        raise
+        if level in IN_PLACE:
+            return choose_action(view, level, rng)
+        seeded = random.Random(rng.getrandbits(64))
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(_workers(), _decide, view, level, seeded)
+        except BrokenProcessPool:
+            stop()  # the next decision starts a new worker
+            raise
+    except Exception:
+        seat = view["you"]["seat"]
+        logger.exception("the bot failed for seat %s; playing the safe move", seat)
+        return None
 
 
 def _workers() -> ProcessPoolExecutor:

@@ -100,7 +100,7 @@ async def test_a_failing_bot_still_plays_a_legal_move(
     def broken(*_: object) -> Bid:
         raise ValueError("the strategy crashed")
 
-    monkeypatch.setattr("app.rooms.autoplay.choose_action", broken)
+    monkeypatch.setattr("app.rooms.thinking.choose_action", broken)
     room = make_room()
     await start_and_leave_to_a_bot(room)
     with caplog.at_level(logging.ERROR, logger="app.rooms"):
