@@ -33,7 +33,7 @@ import random
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple, cast
 
 import orjson
@@ -49,6 +49,7 @@ from app.protocol import RoomMessage, RoomSettings, parse_client_message
 from app.rooms import ManualScheduler, Registry, Room, RoomConfig
 from app.rooms.dice import SecureDice
 from app.rooms.journal import Entry, Journal
+from app.rooms.ports import JournalRows, Snapshots
 from app.rooms.writer import in_writer
 
 
@@ -74,8 +75,8 @@ class MemoryJournal:
 
     def write_journal(
         self,
-        snapshots: Mapping[str, tuple[int, orjson.Fragment]],
-        entries: Sequence[tuple[str, int, orjson.Fragment]],
+        snapshots: Snapshots,
+        entries: JournalRows,
         dropped: Iterable[str],
     ) -> None:
         for _, data in snapshots.values():

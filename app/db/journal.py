@@ -3,16 +3,16 @@ after it (`app.rooms.journal` buffers them; the writer thread calls `write_journ
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any, cast
 
-import orjson
 from sqlalchemy import Dialect, Engine, Table, bindparam, delete, insert, select
 from sqlalchemy.orm import sessionmaker
 
 from app.db.models import RoomJournalRow, RoomSnapshotRow
 from app.db.session import dump_json
+from app.rooms.ports import JournalRows, Snapshots
 
 SNAPSHOTS = cast(Table, RoomSnapshotRow.__table__)
 JOURNAL = cast(Table, RoomJournalRow.__table__)
@@ -37,8 +37,8 @@ class JournalRepository:
 
     def write_journal(
         self,
-        snapshots: Mapping[str, tuple[int, orjson.Fragment]],
-        entries: Sequence[tuple[str, int, orjson.Fragment]],
+        snapshots: Snapshots,
+        entries: JournalRows,
         dropped: Iterable[str],
     ) -> None:
         """One transaction: forget the `dropped` rooms; replace each room's snapshot by the

@@ -17,6 +17,10 @@ from app.protocol import CloseCode, SavedGame
 # A journal entry or snapshot, JSON-encoded as it is recorded (`journal`): bytes, not a tree
 # of dicts and lists for the garbage collector to walk while they wait for the writer.
 Encoded = orjson.Fragment
+# A batch of the journal: each room's new snapshot (room id -> (rev, data)), and the rows
+# recorded after their room's snapshot ((room id, rev, entry)).
+Snapshots = Mapping[str, tuple[int, Encoded]]
+JournalRows = Sequence[tuple[str, int, Encoded]]
 Entry = dict[str, Any]  # one action after a snapshot, as `journal.entry_of` writes it
 
 
@@ -45,8 +49,8 @@ class JournalStore(Protocol):
 
     def write_journal(
         self,
-        snapshots: Mapping[str, tuple[int, Encoded]],
-        entries: Sequence[tuple[str, int, Encoded]],
+        snapshots: Snapshots,
+        entries: JournalRows,
         dropped: Iterable[str],
     ) -> None: ...
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import orjson
@@ -19,6 +19,7 @@ from app.protocol import (
     parse_client_message,
 )
 from app.rooms import ManualScheduler, Room, RoomConfig
+from app.rooms.ports import JournalRows, Snapshots
 from app.rooms.state import RoomState
 
 BOT_DELAY = 1.0
@@ -72,8 +73,8 @@ class MemoryStore:
 
     def write_journal(
         self,
-        snapshots: Mapping[str, tuple[int, orjson.Fragment]],
-        entries: Sequence[tuple[str, int, orjson.Fragment]],
+        snapshots: Snapshots,
+        entries: JournalRows,
         dropped: Iterable[str],
     ) -> None:
         if self.fail:

@@ -6,7 +6,7 @@ import asyncio
 import logging
 import random
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import orjson
@@ -18,6 +18,7 @@ from app.rooms import ManualScheduler, Registry, Room, RoomConfig
 from app.rooms.dice import SecureDice
 from app.rooms.journal import MAX_ENTRIES, Journal
 from app.rooms.persistence import encode_room
+from app.rooms.ports import JournalRows, Snapshots
 from tests.rooms.conftest import BOT_DELAY, GRACE, FakeConnection, MemoryStore, say, seated
 from tests.ws.helpers import legal_move
 
@@ -409,8 +410,8 @@ class GatedStore(MemoryStore):
 
     def write_journal(
         self,
-        snapshots: Mapping[str, tuple[int, orjson.Fragment]],
-        entries: Sequence[tuple[str, int, orjson.Fragment]],
+        snapshots: Snapshots,
+        entries: JournalRows,
         dropped: Iterable[str],
     ) -> None:
         self.calls += 1
