@@ -39,6 +39,12 @@ def check_picker(player: Player, state: dict[str, Any], thorough: bool) -> None:
     shown = player.picker()
     assert shown["disabled"] == [m is None for m in mins]
     face = shown["face"]
+    if not open_faces(state):
+        # The standing bid cannot be raised (all the dice on aces, or a palifico round's face
+        # at the table's total): no face is offered, and only a call is left.
+        assert face is None and shown["bidDisabled"] and legal["dudo"]
+        assert player.page.is_enabled("#dudo-btn")
+        return
     assert face is not None and mins[face - 1] is not None
     standing = state["round"]["bid"]
     plain = [f for f in open_faces(state) if f != 1]
@@ -258,7 +264,7 @@ def play_to_the_end(players: list[Player], room_id: str, screenshots: Path) -> N
             calzas += 1
             continue
         seq = actor.page.get_attribute("#room", "data-seq") or ""
-        if round_["bid"] is not None and len(round_["bids"]) >= 2:
+        if round_["bid"] is not None and (len(round_["bids"]) >= 2 or not open_faces(state)):
             call(actor, "dudo")
         else:
             if round_["number"] % 2 == 0 and actor.page.is_enabled("#qty-up"):
