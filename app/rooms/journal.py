@@ -115,7 +115,9 @@ class Journal:
     retried with what came after it; nothing is lost while the process lives.
     """
 
-    def __init__(self, store: JournalStore, interval: float = 0.1) -> None:
+    # A batch's commit costs about the pages it touches, one per room in it (the rows are kept
+    # by room): every 0.1 s, 500 bids a second cost the writer 22 µs each; every 0.25 s, 13.
+    def __init__(self, store: JournalStore, interval: float = 0.25) -> None:
         self._store = store
         self._interval = interval
         self._snapshots: dict[str, tuple[int, Encoded]] = {}

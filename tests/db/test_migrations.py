@@ -173,6 +173,15 @@ def test_sqlite_engine_creates_the_directory_and_sets_wal_and_busy_timeout(
                 assert timeout == SQLITE_BUSY_TIMEOUT_MS
                 assert connection.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
                 assert connection.exec_driver_sql("PRAGMA synchronous").scalar() == 1  # NORMAL
+                assert connection.exec_driver_sql("PRAGMA temp_store").scalar() == 2  # MEMORY
+        # The connection used last goes out again (its page cache is still good), even when
+        # another was opened meanwhile.
+        first, second = engine.connect(), engine.connect()
+        used_last = second.connection.dbapi_connection
+        first.close()
+        second.close()
+        with engine.connect() as connection:
+            assert connection.connection.dbapi_connection is used_last
     finally:
         engine.dispose()
     assert path.is_file()
