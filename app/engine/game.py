@@ -398,6 +398,11 @@ class Game:
             return CALZA_ONLY if calza else NO_OPTIONS
         return _turn_options(self._bid_context(seat), calza)
 
+    def may_calza(self, seat: int) -> bool:
+        """`options(seat).calza` without the rest (the room asks it of every seat after every
+        change)."""
+        return self._calza_refusal(seat) is None
+
     # ----- actions -------------------------------------------------------------------------
 
     def apply(self, seat: int, action: Action) -> list[Event]:

@@ -44,7 +44,7 @@ def calza_candidates(game: Game, seats: Seats) -> list[Seat]:
         return automated  # people only, all at the table: nobody to ask
     bidder = round_.standing.seat
     automated.sort(key=lambda seat: (seat.number <= bidder, seat.number))
-    return [seat for seat in automated if game.options(seat.number).calza]
+    return [seat for seat in automated if game.may_calza(seat.number)]
 
 
 def person_may_calza(game: Game, seats: Seats) -> bool:
@@ -53,7 +53,7 @@ def person_may_calza(game: Game, seats: Seats) -> bool:
     if round_ is None or round_.standing is None or not game.settings.calza:
         return False
     return any(
-        not seat.automated and seat.conn is not None and game.options(seat.number).calza
+        not seat.automated and seat.conn is not None and game.may_calza(seat.number)
         for seat in seats
     )
 

@@ -127,7 +127,8 @@ def test_a_rejected_action_changes_nothing(
 def test_options_agree_with_apply_exhaustively(
     seats: list[int], rules: GameSettings, seed: int
 ) -> None:
-    """Every bid `options` allows is accepted, every other is refused; same for the calls."""
+    """Every bid `options` allows is accepted, every other is refused; same for the calls
+    (and `may_calza` says what `options` says of calza)."""
     game, chooser = new_game(seats, rules, seed)
     for _ in range(10):
         if game.finished:
@@ -146,6 +147,7 @@ def test_options_agree_with_apply_exhaustively(
                     )
             assert accepted(copy.deepcopy(game), seat, Dudo()) is options.dudo
             assert accepted(copy.deepcopy(game), seat, Calza()) is options.calza
+            assert game.may_calza(seat) is options.calza
         game.apply(*random_move(game, chooser))
 
 
