@@ -33,19 +33,16 @@ from app.protocol import (
 from app.rooms.ports import Connection
 from app.rooms.state import CALL, RoomState
 
-YouKnown = tuple[object, Options, str]  # a seat's dice (the very tuple), its options, its `you`
-
 
 class YouJson:
-    """Each viewer's last two `you`s as JSON, kept while they repeat. In a round a seat's dice
-    stay the same, and a seat that is not to act may only call calza or nothing (`Options`
-    singletons), so most `you`s are the same from one `state` to the next, and the one who
-    just bid has the `you` it had before its turn."""
+    """Each viewer's `you` as JSON, kept while it repeats. In a round a seat's dice stay the
+    same, and a seat that is not to act may only call calza or nothing (`Options` singletons),
+    so most `you`s are the same from one `state` to the next."""
 
     __slots__ = ("_known",)
 
     def __init__(self) -> None:
-        self._known: dict[int | None, tuple[YouKnown, ...]] = {}
+        self._known: dict[int | None, tuple[object, Options, str]] = {}
 
     def of(self, game: Game, seat: int | None, *, odds: bool) -> str:
         """`you_view(game, seat)`, encoded (afresh with `odds`: they change with every bid)."""
@@ -54,12 +51,11 @@ class YouJson:
             return orjson.dumps(you_view(game, seat, odds=True, options=options)).decode()
         round_ = game.round
         dice = None if round_ is None or seat is None else round_.dice.get(seat)
-        known = self._known.get(seat, ())
-        for kept_dice, kept_options, you in known:
-            if kept_dice is dice and kept_options is options:
-                return you  # the same dice (the very tuple) and the same options object
+        known = self._known.get(seat)
+        if known is not None and known[0] is dice and known[1] is options:
+            return known[2]  # the same dice (the very tuple) and the same options object
         you = orjson.dumps(you_view(game, seat, options=options)).decode()
-        self._known[seat] = ((dice, options, you), *known[:1])
+        self._known[seat] = (dice, options, you)
         return you
 
 
