@@ -81,7 +81,7 @@ class MemoryJournal:
     ) -> None:
         for _, data in snapshots.values():
             self.bytes_written += len(orjson.dumps(data))
-        for _, _, entry in entries:
+        for _, _, _, entry in entries:
             self.bytes_written += len(orjson.dumps(entry))
 
     def load_journal(

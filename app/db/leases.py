@@ -27,7 +27,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.db.models import InstanceRow, RoomFormatRow, RoomLeaseRow, RoomSnapshotRow
-from app.rooms.persistence import SNAPSHOT_VERSION
+from app.rooms.persistence import ROOM_FORMAT
 
 INSTANCES = cast(Table, InstanceRow.__table__)
 LEASES = cast(Table, RoomLeaseRow.__table__)
@@ -52,7 +52,7 @@ class LeaseRepository:
     a thread). The first statement of each writes, so SQLite serialises them whole."""
 
     def __init__(
-        self, engine: Engine, *, reads: int = SNAPSHOT_VERSION, writes: int | None = None
+        self, engine: Engine, *, reads: int = ROOM_FORMAT, writes: int | None = None
     ) -> None:
         """`reads`: the newest room format this instance reads; `writes`: the one it writes
         the rooms it takes in (by default the same)."""

@@ -245,7 +245,9 @@ class RoomSnapshotRow(Base):
 
 
 class RoomJournalRow(Base):
-    """One action of a live room after its snapshot (`rev` above the snapshot's)."""
+    """One action of a live room after its snapshot (`rev` above the snapshot's), as rooms
+    of format 1 were journalled: still read, so a room an older instance wrote comes back
+    whole, and emptied of a room whenever it gets a new snapshot."""
 
     __tablename__ = "room_journal"
     # Small rows, written one per action: in SQLite, the primary key is the table itself (one
@@ -254,6 +256,24 @@ class RoomJournalRow(Base):
 
     room_id: Mapped[str] = mapped_column(String(64), primary_key=True)
     rev: Mapped[int] = mapped_column(Integer, primary_key=True)
+    data: Mapped[dict[str, Any]] = mapped_column(Json)
+
+
+class RoomEntryRow(Base):
+    """One action of a live room after the snapshot whose rev is `base` (room format 2).
+
+    Appended in the order written and kept by no index: a batch of the journal fills the
+    table's last page or two, where rows kept by room touched a page per room in the batch
+    (a batch's commit cost about that). An entry whose room has since had another snapshot
+    (or none) is dead: loads skip it and the writer deletes the dead in bulk now and then.
+    """
+
+    __tablename__ = "room_entries"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    room_id: Mapped[str] = mapped_column(String(64))
+    base: Mapped[int] = mapped_column(Integer)
+    rev: Mapped[int] = mapped_column(Integer)
     data: Mapped[dict[str, Any]] = mapped_column(Json)
 
 

@@ -17,6 +17,10 @@ from app.rooms.seats import Seat, Seats
 from app.rooms.state import Marks, RoomState
 
 SNAPSHOT_VERSION = 1
+# The newest room format this code reads, and the one it writes (`app.db.leases`): 1, these
+# snapshots with their entries in `room_journal`; 2, the same snapshots with the entries
+# appended to `room_entries` (format 1's are read too).
+ROOM_FORMAT = 2
 # A crash may lose the changes made after the last write (at most a fraction of a second). Clients
 # drop any `state` older than one they hold, so a restored room resumes counting well above
 # any `seq` it may have sent before the crash.

@@ -18,9 +18,9 @@ from app.protocol import CloseCode, SavedGame
 # of dicts and lists for the garbage collector to walk while they wait for the writer.
 Encoded = orjson.Fragment
 # A batch of the journal: each room's new snapshot (room id -> (rev, data)), and the rows
-# recorded after their room's snapshot ((room id, rev, entry)).
+# recorded after their room's snapshot ((room id, the snapshot's rev, rev, entry)).
 Snapshots = Mapping[str, tuple[int, Encoded]]
-JournalRows = Sequence[tuple[str, int, Encoded]]
+JournalRows = Sequence[tuple[str, int, int, Encoded]]
 Entry = dict[str, Any]  # one action after a snapshot, as `journal.entry_of` writes it
 
 

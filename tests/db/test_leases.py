@@ -321,7 +321,7 @@ def versioned(engine: Engine, name: str, reads: int, writes: int | None = None) 
         store=GameRepository(engine),
         lobby_ttl=600,
         finished_ttl=300,
-        journal=Journal(JournalRepository(engine)),
+        journal=Journal(JournalRepository(engine, writes=writes or reads)),
         ownership=Ownership(LeaseRepository(engine, reads=reads, writes=writes), name),
     )
 

@@ -26,6 +26,7 @@ TABLES = {
     "rounds",
     "room_snapshots",
     "room_journal",
+    "room_entries",
     "room_leases",
     "instances",
     "bot_ratings",

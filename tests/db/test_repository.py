@@ -167,7 +167,7 @@ def test_the_journal_keeps_each_rooms_snapshot_and_the_entries_after_it(
     journal_repo.write_journal({"room-a": (1, {"room_id": "room-a", "seats": [0]})}, [], [])
     journal_repo.write_journal(
         {"room-b": (4, {"room_id": "room-b", "nested": {"x": [1]}})},
-        [("room-a", 2, {"bid": [0, 3, 4]}), ("room-a", 3, {"bid": [1, 4, 4]})],
+        [("room-a", 1, 2, {"bid": [0, 3, 4]}), ("room-a", 1, 3, {"bid": [1, 4, 4]})],
         [],
     )
     assert sorted(journal_repo.load_journal(), key=lambda room: room[0]["room_id"]) == [
@@ -181,7 +181,7 @@ def test_the_journal_keeps_each_rooms_snapshot_and_the_entries_after_it(
     # a new snapshot supersedes the entries before it; a dropped room is forgotten
     journal_repo.write_journal(
         {"room-a": (3, {"room_id": "room-a", "seats": [0, 1]})},
-        [("room-a", 4, {"bid": [0, 5, 4]})],
+        [("room-a", 3, 4, {"bid": [0, 5, 4]})],
         ["room-b", "room-never-saved"],
     )
     assert journal_repo.load_journal() == [

@@ -141,7 +141,8 @@ def journal(database: str) -> dict[str, tuple[dict[str, Any], list[dict[str, Any
         found = {}
         for room_id, data, rev in rows:
             later = db.execute(
-                "SELECT data FROM room_journal WHERE room_id = %s AND rev > %s ORDER BY rev",
+                "SELECT data FROM room_entries WHERE room_id = %s AND base = %s"
+                " AND rev > base ORDER BY rev",
                 (room_id, rev),
             ).fetchall()
             found[room_id] = (data, [entry for (entry,) in later])

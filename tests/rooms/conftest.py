@@ -85,7 +85,8 @@ class MemoryStore:
         for room_id, (rev, data) in snapshots.items():
             self.snapshots[room_id] = (rev, orjson.dumps(data))
             self.entries[room_id] = [e for e in self.entries.get(room_id, []) if e[0] > rev]
-        for room_id, rev, data in entries:
+        for room_id, base, rev, data in entries:
+            assert self.snapshots[room_id][0] == base  # an entry follows the room's snapshot
             self.entries.setdefault(room_id, []).append((rev, orjson.dumps(data)))
         self.writes += 1
 

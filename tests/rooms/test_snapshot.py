@@ -179,6 +179,43 @@ async def test_actions_are_journal_entries_and_a_call_carries_the_dice_it_dealt(
     )  # the same dice, the same rounds
 
 
+async def test_a_restored_room_journals_on_after_a_snapshot_of_its_own(
+    registry: Registry, clock: ManualScheduler, store: MemoryStore
+) -> None:
+    """An entry names the snapshot it follows: a new process snapshots the rooms it
+    restored, then journals entries after that snapshot."""
+    room, conns = await table(registry, 2)
+    await play(room, conns, 3, random.Random(SEED))
+    await registry.flush()
+    registry2, clock2 = await restarted(clock, store)
+    room2 = registry2.get(room.room_id)
+    assert room2 is not None
+    conns2 = await resumed(room2, conns)
+    before = store.snapshots[room.room_id][0]
+    await play(room2, conns2, 2, random.Random(SEED + 1))
+    await registry2.flush()
+    rev = store.snapshots[room.room_id][0]
+    assert rev > before  # this process's own snapshot (the store checks each entry's base)
+    assert all(number > rev for number, _ in store.entries.get(room.room_id, []))
+    registry3, _ = await restarted(clock2, store)
+    room3 = registry3.get(room.room_id)
+    assert room3 is not None and room2.state.game is not None and room3.state.game is not None
+    assert game_to_dict(room3.state.game) == game_to_dict(room2.state.game)
+
+
+async def test_an_action_of_a_room_this_journal_never_snapshotted_is_a_snapshot(
+    registry: Registry, store: MemoryStore
+) -> None:
+    room, _ = await table(registry, 2)
+    journal = Journal(store)  # another process's: it has recorded nothing of the room
+    journal.record(room.state, 99, {"bid": [0, 1, 2]})
+    await journal.flush()
+    assert store.snapshots[room.room_id][0] == 99 and not store.entries.get(room.room_id)
+    journal.record(room.state, 100, {"bid": [1, 2, 2]})
+    await journal.flush()
+    assert [rev for rev, _ in store.entries[room.room_id]] == [100]
+
+
 async def test_every_flush_restores_the_room_it_wrote_and_snapshots_come_every_max_entries(
     clock: ManualScheduler, store: MemoryStore
 ) -> None:
@@ -328,9 +365,9 @@ async def test_unreadable_snapshots_are_logged_and_deleted(
             )
         },
         [
-            ("badbid0000", 2, {"bid": [0, 0, 7]}),
-            *((room_id, 2, opening) for room_id in unfit),
-            *((room_id, 3, call | {"deal": deal}) for room_id, deal in unfit.items()),
+            ("badbid0000", 1, 2, {"bid": [0, 0, 7]}),
+            *((room_id, 1, 2, opening) for room_id in unfit),
+            *((room_id, 1, 3, call | {"deal": deal}) for room_id, deal in unfit.items()),
         ],
         [],
     )

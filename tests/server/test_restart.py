@@ -82,7 +82,8 @@ def stored(home: Path, room_id: str) -> tuple[dict[str, Any], list[dict[str, Any
         if row is None:
             return None
         later = db.execute(
-            "SELECT data FROM room_journal WHERE room_id = ? AND rev > ? ORDER BY rev",
+            "SELECT data FROM room_entries WHERE room_id = ? AND base = ? AND rev > base"
+            " ORDER BY rev",
             (room_id, row[1]),
         ).fetchall()
     return json.loads(row[0]), [json.loads(entry) for (entry,) in later]
