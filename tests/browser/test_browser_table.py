@@ -674,7 +674,7 @@ def test_the_table_speaks_the_page_language(browser: Browser, live_server: str) 
 
         # Norwegian and Hungarian at one table, each page in its own words and plurals.
         assert anna.page.inner_text("#dice-total") == "15 terninger i spill"
-        assert bela.page.inner_text("#dice-total") == "15 kocka játékban"
+        assert bela.page.inner_text("#dice-total") == "15 kocka"
         anna_label = anna.page.locator("#players li.you").get_attribute("aria-label") or ""
         assert anna_label.startswith("Anna, 5 terninger, du"), anna_label
         bela_label = bela.page.locator("#players li.you").get_attribute("aria-label") or ""
