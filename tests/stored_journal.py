@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from app.rooms.journal import replay
+from app.rooms.entries import replay
 from app.rooms.persistence import decode_room
 
 

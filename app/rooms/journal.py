@@ -12,14 +12,14 @@ import asyncio
 import logging
 import random
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import orjson
 
 from app import metrics
-from app.engine import Action, Bid, Calza, Dudo, Game, strict_int
-from app.rooms.dice import RecordedDice
+from app.engine import Action, Game
+from app.rooms.entries import entry_of, replay
 from app.rooms.persistence import decode_room, encode_room
 from app.rooms.ports import Encoded, Entry, JournalStore
 from app.rooms.state import RoomState
@@ -27,58 +27,9 @@ from app.rooms.writer import in_writer
 
 logger = logging.getLogger(__name__)
 
-# An `Entry` is one action after a snapshot: {"bid": [seat, quantity, face]}, or
-# {"call": "dudo"|"calza", "seat": seat, "deal": [[seat, [faces]], ...]} with the dice of the
-# round the call dealt (null when it ended the game): replayed, it rolls what was rolled. (A
-# move the server's bot makes for a person is recorded as a snapshot: the seat may just have
-# gone over to the bot, and the move's mark is part of the state.)
 # Entries a room may pile up after its snapshot; the next change is a snapshot instead, so a
 # restore replays at most this many actions (a few milliseconds) and the rows stay few.
 MAX_ENTRIES = 64
-CALLS: dict[str, Dudo | Calza] = {"dudo": Dudo(), "calza": Calza()}
-
-
-def entry_of(seat: int, action: Action, game: Game) -> Entry:
-    """The entry of `action`, just played by `seat` in `game`."""
-    if isinstance(action, Bid):
-        return {"bid": [seat, action.quantity, action.face]}
-    round_ = game.round
-    return {
-        "call": "dudo" if isinstance(action, Dudo) else "calza",
-        "seat": seat,
-        "deal": None
-        if round_ is None
-        else [[dealt, list(faces)] for dealt, faces in round_.dice.items()],
-    }
-
-
-def replay(state: RoomState, entries: Iterable[Entry]) -> None:
-    """Apply the journal's actions after a snapshot, so the room's game comes back exactly as
-    it was. Bad or unfitting entries raise KeyError, TypeError, ValueError or RuleError."""
-    for entry in entries:
-        if "bid" in entry:
-            seat, quantity, face = (strict_int(value) for value in entry["bid"])
-            state.play(seat, Bid(quantity, face))
-        else:
-            _replay_call(state, entry)
-
-
-def _replay_call(state: RoomState, entry: Entry) -> None:
-    """A dudo or calza, dealing the next round the dice its entry recorded."""
-    game = state.game
-    if game is None:
-        raise ValueError("a call in a room without a game")
-    deal = entry["deal"]
-    dealt = None
-    if deal is not None:
-        dealt = {strict_int(seat): tuple(strict_int(f) for f in faces) for seat, faces in deal}
-    rolled, game.rng = game.rng, RecordedDice(f for faces in (dealt or {}).values() for f in faces)
-    try:
-        state.play(strict_int(entry["seat"]), CALLS[entry["call"]])
-    finally:
-        game.rng = rolled
-    if (game.round.dice if game.round else None) != dealt:
-        raise ValueError("the recorded deal does not fit the game")
 
 
 def _encoded(data: Mapping[str, Any]) -> Encoded:
@@ -120,8 +71,8 @@ class Journal:
         self._interval = interval
         self._snapshots: dict[str, tuple[int, Encoded]] = {}
         self._entries: dict[str, list[tuple[int, Encoded]]] = {}
-        self._since_snapshot: dict[str, int] = {}  # entries recorded after a room's snapshot
-        self._base: dict[str, int] = {}  # the rev of each room's last snapshot recorded here
+        # Each room's last snapshot recorded here: its rev, and the entries recorded after it.
+        self._snapshotted: dict[str, tuple[int, int]] = {}
         self._dropped: set[str] = set()
         self._pending = asyncio.Event()
         self._writing = asyncio.Lock()
@@ -132,21 +83,19 @@ class Journal:
         the snapshot it follows), a snapshot of its whole `state`, which supersedes what it
         buffered."""
         room_id = state.room_id
-        since = self._since_snapshot.get(room_id, 0)
-        if entry is not None and since < MAX_ENTRIES and room_id in self._base:
+        base, since = self._snapshotted.get(room_id, (0, MAX_ENTRIES))
+        if entry is not None and since < MAX_ENTRIES:
             self._entries.setdefault(room_id, []).append((rev, _encoded(entry)))
-            self._since_snapshot[room_id] = since + 1
+            self._snapshotted[room_id] = (base, since + 1)
         else:
             self._snapshots[room_id] = (rev, _encoded(encode_room(state)))
             self._entries.pop(room_id, None)
-            self._since_snapshot[room_id] = 0
-            self._base[room_id] = rev
+            self._snapshotted[room_id] = (rev, 0)
         self._pending.set()
 
     def forget(self, room_id: str) -> None:
         """Another instance holds the room now: what this one buffered of it is stale."""
-        self._since_snapshot.pop(room_id, None)
-        self._base.pop(room_id, None)
+        self._snapshotted.pop(room_id, None)
         self._snapshots.pop(room_id, None)
         self._entries.pop(room_id, None)
 
@@ -173,7 +122,7 @@ class Journal:
                 return True
             self._snapshots, self._entries, self._dropped = {}, {}, set()
             rows = [
-                (room, self._base[room], rev, data)
+                (room, self._snapshotted[room][0], rev, data)
                 for room, kept in entries.items()
                 for rev, data in kept
             ]
@@ -217,7 +166,7 @@ class Journal:
         for room_id in set(snapshots) | set(entries):
             if room_id in self._snapshots or room_id in self._dropped:
                 continue  # superseded meanwhile
-            if room_id not in self._base:
+            if room_id not in self._snapshotted:
                 continue  # forgotten meanwhile: another instance holds the room now
             if room_id in snapshots:
                 self._snapshots[room_id] = snapshots[room_id]

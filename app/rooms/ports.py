@@ -21,7 +21,7 @@ Encoded = orjson.Fragment
 # recorded after their room's snapshot ((room id, the snapshot's rev, rev, entry)).
 Snapshots = Mapping[str, tuple[int, Encoded]]
 JournalRows = Sequence[tuple[str, int, int, Encoded]]
-Entry = dict[str, Any]  # one action after a snapshot, as `journal.entry_of` writes it
+Entry = dict[str, Any]  # one action after a snapshot, as `entries.entry_of` writes it
 
 
 class Connection(Protocol):
