@@ -16,9 +16,8 @@ from app.db.migrate import upgrade
 from app.db.session import make_engine
 from app.logs import log_config
 from app.protocol import MAX_FRAME_BYTES
-from app.web.transport import HttpProtocol, SansIOProtocol
+from app.web.transport import MAX_WAITING, HttpProtocol, SansIOProtocol
 
-WS_MAX_QUEUE = 4
 GIL_SWITCH_SECONDS = 0.001
 
 
@@ -40,7 +39,7 @@ def serve(host: str, port: int) -> None:
         http=HttpProtocol,
         ws=SansIOProtocol,
         ws_max_size=MAX_FRAME_BYTES,  # larger text frames are closed with 1009
-        ws_max_queue=WS_MAX_QUEUE,
+        ws_max_queue=MAX_WAITING,
         ws_per_message_deflate=False,
         log_config=log_config(Settings().log_json),
     )

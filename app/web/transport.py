@@ -26,6 +26,13 @@ sans-I/O `websockets` protocol, with five changes.
   the ASGI send would write it at once too (the connection open, no close sent, the
   transport not paused); otherwise it declines and the caller uses the ASGI send, which waits.
   Frames sent together (a round's result and the state after it) go out in one write.
+- It offers the app a direct receive (`DIRECT_RECEIVE`): once the app listens, each message
+  is handed to it in the step that read it, instead of through the queue its ASGI `receive`
+  waits on. That wait woke the app's task, which resumed every coroutine between uvicorn and
+  the endpoint (about twenty: the middleware, the router, Starlette's and uvicorn's receive)
+  and suspended them all again, for every message. Only the disconnect still comes through
+  `receive`. The app says when too many messages wait for it, and reading pauses until it
+  calls `resume`.
 
 `WsConnection` is the app's side of it: a room's handle on one socket, which sends through the
 direct send while it can and through a bounded outbox while the client's transport is paused.
@@ -41,7 +48,7 @@ import struct
 from asyncio import BaseTransport
 from collections import deque
 from collections.abc import Callable, Coroutine, Generator, Sequence
-from typing import Any
+from typing import Any, Generic, TypeVar, cast
 
 from fastapi import WebSocket
 from starlette.websockets import WebSocketDisconnect
@@ -56,8 +63,14 @@ except ImportError:  # pragma: no cover - the C extension is missing on this pla
 
 from app.protocol import CloseCode
 
+T = TypeVar("T")
 DIRECT_SEND = "perudo.direct_send"  # scope["extensions"][DIRECT_SEND]["send"]([utf8]) -> sent?
 DirectSend = Callable[[Sequence[bytes]], bool]
+# scope["extensions"][DIRECT_RECEIVE]: {"listen": listen(take), "resume": resume()}, where
+# take(text or bytes) -> whether it may take more now (else reading pauses until `resume`).
+DIRECT_RECEIVE = "perudo.direct_receive"
+Take = Callable[[str | bytes], bool]
+MAX_WAITING = 4  # messages of a socket waiting for the app (queued, or taken) before reading pauses
 
 # The kernel's send buffer of a WebSocket (it doubles it): Linux would grow it to 4 MB for a
 # client that stops reading, so such a client held megabytes of kernel memory and took that
@@ -130,6 +143,7 @@ class SansIOProtocol(WebSocketsSansIOProtocol):
     # The bytes of a frame not yet whole, while this protocol cuts the frames (None: the
     # `websockets` parser reads everything, as before the handshake and after a close).
     _inbox: bytearray | None = None
+    _take: Take | None = None  # the app's, once it listens (`DIRECT_RECEIVE`)
 
     def connection_made(self, transport: BaseTransport) -> None:
         sock = transport.get_extra_info("socket")
@@ -138,12 +152,37 @@ class SansIOProtocol(WebSocketsSansIOProtocol):
         super().connection_made(transport)
 
     async def run_asgi(self) -> None:
+        extensions = self.scope["extensions"]
         if not self.conn.extensions:  # no per-message deflate: frames go out as they are
-            self.scope["extensions"][DIRECT_SEND] = {"send": self.send_now}
+            extensions[DIRECT_SEND] = {"send": self.send_now}
+        extensions[DIRECT_RECEIVE] = {"listen": self.listen, "resume": self.resume_reading}
         try:
             await super().run_asgi()
-        finally:  # the scope holds a method of this protocol, which holds the scope: a cycle
-            self.scope["extensions"].pop(DIRECT_SEND, None)  # that would outlive the socket
+        finally:  # the scope holds methods of this protocol, which holds the scope (and the
+            extensions.pop(DIRECT_SEND, None)  # app's `take`, the app): cycles that would
+            extensions.pop(DIRECT_RECEIVE, None)  # outlive the socket
+            self._take = None
+
+    def listen(self, take: Take) -> None:
+        """Hand every message to `take` from now on, in the step that read it, starting with
+        those queued for `receive` before (the disconnect, if it came, stays queued)."""
+        self._take = take
+        queued = [self.queue.get_nowait() for _ in range(self.queue.qsize())]
+        full = False
+        for event in queued:
+            if event["type"] == "websocket.receive":
+                text = event.get("text")
+                full = not take(text if text is not None else event.get("bytes") or b"")
+            else:
+                self.queue.put_nowait(event)
+        if not full:
+            self.resume_reading()  # (paused if the queue had filled)
+
+    def resume_reading(self) -> None:
+        """Read on: the app took what waited (reading paused when `take` said it was full)."""
+        if self.read_paused:
+            self.read_paused = False
+            self.transport.resume_reading()
 
     def data_received(self, data: bytes) -> None:
         inbox = self._inbox
@@ -212,23 +251,31 @@ class SansIOProtocol(WebSocketsSansIOProtocol):
         return True
 
     def send_receive_event_to_app(self) -> None:
-        """Queue the message just received for the app (text decoded once), pausing reading
-        while `ws_max_queue` of them wait (`receive` resumes it once they are all taken)."""
+        """Hand the message just received to the app (text decoded once): to its `take` if
+        it listens, else to the queue of its `receive`. Reading pauses while `take` is full,
+        or while `ws_max_queue` messages are queued (`receive` resumes it once all are taken)."""
         data = self.frames[0] if len(self.frames) == 1 else b"".join(self.frames)
         self.frames = []
         if self.close_sent:
             return  # past our close: read on until the peer's close comes back
+        message: str | bytes = data
         if self.curr_msg_data_type == "text":
             try:
-                text = data.decode()
+                message = data.decode()
             except UnicodeDecodeError:
                 self.conn.send_close(CloseCode.INVALID_FRAME_PAYLOAD_DATA)
                 self.handle_parser_exception()
                 return
-            self.queue.put_nowait({"type": "websocket.receive", "text": text})
+        take = self._take
+        if take is not None:
+            full = not take(message)
         else:
-            self.queue.put_nowait({"type": "websocket.receive", "bytes": data})
-        if not self.read_paused and self.queue.qsize() >= self.config.ws_max_queue:
+            if isinstance(message, str):
+                self.queue.put_nowait({"type": "websocket.receive", "text": message})
+            else:
+                self.queue.put_nowait({"type": "websocket.receive", "bytes": message})
+            full = self.queue.qsize() >= self.config.ws_max_queue
+        if full and not self.read_paused:
             self.read_paused = True
             self.transport.pause_reading()
 
@@ -289,7 +336,7 @@ class WsConnection:
             return
         self._writer = asyncio.ensure_future(self._drain(Resumed(sending, waiting)))
 
-    async def _drain(self, first: Resumed) -> None:
+    async def _drain(self, first: Resumed[None]) -> None:
         try:
             with contextlib.suppress(WebSocketDisconnect, RuntimeError, OSError):
                 await first
@@ -315,15 +362,16 @@ class WsConnection:
             await writer
 
 
-class Resumed:
+class Resumed(Generic[T]):
     """The rest of a coroutine that was stepped by hand and stopped at `waiting` (a future it
-    waits on), as an awaitable a task can drive like any other."""
+    waits on), as an awaitable a task can drive like any other; it gives what the coroutine
+    returns."""
 
-    def __init__(self, coroutine: Coroutine[Any, Any, None], waiting: Any) -> None:
+    def __init__(self, coroutine: Coroutine[Any, Any, T], waiting: Any) -> None:
         self._coroutine = coroutine
         self._waiting = waiting
 
-    def __await__(self) -> Generator[Any, None, None]:
+    def __await__(self) -> Generator[Any, None, T]:
         waiting = self._waiting
         while True:
             try:
@@ -334,5 +382,5 @@ class Resumed:
                 step = functools.partial(self._coroutine.send, None)
             try:
                 waiting = step()
-            except StopIteration:
-                return
+            except StopIteration as finished:
+                return cast(T, finished.value)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import secrets
 import socket
 from collections.abc import Iterator
 from pathlib import Path
@@ -202,3 +203,40 @@ def test_big_and_binary_frames_and_unknown_rooms_are_closed(server: Server) -> N
     with server.socket(room_id) as ws:  # still serving, and exactly 4096 bytes is fine
         ws.send('{"type":"ping","pad":"' + "x" * (4096 - 25) + '"}')
         assert recv(ws) == {"type": "pong"}
+
+
+def raw_texts(raw: socket.socket, count: int) -> list[dict[str, Any]]:
+    """Read the server's next `count` text frames off a raw socket, parsed."""
+    data, texts = b"", []
+    while len(texts) < count:
+        chunk = raw.recv(65536)
+        assert chunk, "connection dropped"
+        data += chunk
+        while len(data) >= 2:
+            length, start = data[1] & 0x7F, 2
+            if length == 126:
+                length, start = int.from_bytes(data[2:4], "big"), 4
+            if len(data) < start + length:
+                break
+            assert data[0] == 0x81, data[:2]  # a whole text frame
+            texts.append(json.loads(data[start : start + length]))
+            data = data[start + length :]
+    return texts
+
+
+def test_messages_in_one_write_behind_a_hello_are_answered_in_order(server: Server) -> None:
+    """A join with a key looks its name up in the database before it seats anyone: the messages that
+    came in the same write wait behind it (more than may wait before reading pauses), and
+    each is answered in the order sent."""
+    room_id = new_room(server)
+    raw, status = raw_socket(server, room_id, server.http)
+    with raw:
+        assert " 101 " in status
+        chats = [{"type": "chat", "text": f"line {number}"} for number in range(12)]
+        join = {"type": "join", "name": "Ana", "player_key": secrets.token_urlsafe(24)}
+        messages = [join, *chats, {"type": "ping"}]
+        raw.sendall(b"".join(frame(0x1, json.dumps(m).encode()) for m in messages))
+        answers = raw_texts(raw, 2 + len(chats) + 1)
+    assert [answer["type"] for answer in answers[:2]] == ["welcome", "state"]
+    assert [answer["text"] for answer in answers[2:-1]] == [chat["text"] for chat in chats]
+    assert answers[-1] == {"type": "pong"}
