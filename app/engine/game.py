@@ -598,13 +598,20 @@ class Game:
     def _roll_die(self) -> int:
         return self.rng.randint(1, 6)
 
+    def _roll_hand(self, count: int) -> tuple[int, ...]:
+        """`count` dice, a `randint(1, 6)` each: how any `random.Random` deals a hand (a
+        seeded one rolls what it always rolled). A source with its own `deal(count)`, as the
+        server's secure dice have, deals the whole hand in one call instead."""
+        roll = self.rng.randint
+        return tuple([roll(1, 6) for _ in range(count)])
+
     def _start_round(
         self, opener: int, *, palifico_seat: int | None = None, roll_off: RollOff | None = None
     ) -> RoundStarted:
         number = len(self.rounds) + 1
         if palifico_seat is not None:
             self.players[palifico_seat].palifico_used = True
-        roll = self.rng.randint  # a die per call, as `_roll_die`: 30 of them in a hurry
+        deal = getattr(self.rng, "deal", None) or self._roll_hand
         self.round = RoundState(
             number=number,
             opener=opener,
@@ -612,9 +619,7 @@ class Game:
             palifico_seat=palifico_seat,
             roll_off=roll_off,
             dice={
-                seat: tuple([roll(1, 6) for _ in range(player.count)])
-                for seat, player in self.players.items()
-                if not player.out
+                seat: deal(player.count) for seat, player in self.players.items() if not player.out
             },
         )
         return RoundStarted(number, opener, palifico_seat is not None)

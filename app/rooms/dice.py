@@ -38,6 +38,16 @@ class SecureDice(random.SystemRandom):
     def random(self) -> float:
         return self.getrandbits(53) * 2.0**-53
 
+    def deal(self, count: int) -> tuple[int, ...]:
+        """`count` dice at once (a hand; `Game` deals with it where the source offers it), from
+        the same block of faces as `randint(1, 6)`: one call a hand instead of one a die."""
+        while len(self._faces) - self._rolled < count:
+            fresh = os.urandom(BLOCK_BYTES).translate(*_DIE)
+            self._faces, self._rolled = self._faces[self._rolled :] + fresh, 0
+        start = self._rolled
+        self._rolled += count
+        return tuple(self._faces[start : self._rolled])
+
     def randint(self, a: int, b: int) -> int:
         """A die (or any range of at most 256 numbers) from one byte of the block, unbiased:
         a byte past the last whole multiple of the range is skipped. A third of the cost

@@ -71,6 +71,36 @@ def test_highest_roll_opens_and_every_player_starts_with_five() -> None:
     assert game.round.dice == {0: (2,) * 5, 1: (3,) * 5, 2: (4,) * 5}
 
 
+class DealingDice(ScriptedDice):
+    """Rolls the roll-off from a script and deals each hand whole, as the server's dice do."""
+
+    def __init__(self, rolls: list[int], hands: list[tuple[int, ...]]) -> None:
+        super().__init__(rolls)
+        self.hands = hands
+        self.dealt: list[int] = []
+
+    def deal(self, count: int) -> tuple[int, ...]:
+        self.dealt.append(count)
+        return self.hands.pop(0)[:count]
+
+    def randint(self, a: int, b: int) -> int:
+        assert self.script, "a hand rolled die by die although the source deals"
+        return super().randint(a, b)
+
+
+def test_a_source_that_deals_gives_each_hand_in_one_call() -> None:
+    hands = [(2,) * 5, (3, 1, 4, 1, 5), (4,) * 5, (6,) * 5, (5,) * 5, (1,) * 5]
+    rng = DealingDice([2, 6, 3], hands)
+    game = Game([0, 1, 2], rng)
+    assert game.round is not None and game.round.opener == 1
+    assert game.round.dice == {0: (2,) * 5, 1: (3, 1, 4, 1, 5), 2: (4,) * 5}
+    assert rng.dealt == [5, 5, 5]
+    game.apply(1, Bid(9, 4))
+    game.apply(2, Dudo())  # 5 fours and 3 aces: 8, the bidder loses a die
+    assert game.round.dice == {0: (6,) * 5, 1: (5,) * 4, 2: (1,) * 5}
+    assert rng.dealt == [5, 5, 5, 5, 4, 5]
+
+
 def test_only_tied_players_roll_again() -> None:
     game, _ = scripted_game([6, 2, 6, 4, 5], [[2] * 5] * 3, seats=[0, 3, 5])
     # seats 0 and 5 tie on 6; only they re-roll: 4 against 5, so seat 5 opens.

@@ -79,3 +79,25 @@ def test_recorded_dice_roll_what_they_were_given_and_nothing_else() -> None:
         RecordedDice([2]).randint(1, 20)  # not a die
     with pytest.raises(ValueError):
         RecordedDice([0]).randint(1, 6)  # not a face
+
+
+def test_a_dealt_hand_is_fair_and_the_blocks_run_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    reads: list[int] = []
+    system_source = os.urandom
+
+    def urandom(size: int) -> bytes:
+        reads.append(size)
+        return system_source(size)
+
+    monkeypatch.setattr(dice.os, "urandom", urandom)
+    rng = SecureDice()
+    hands = [rng.deal(count) for count in [5, 4, 3, 2, 1, 5] * 2_000]  # across ~70 blocks
+    assert [len(hand) for hand in hands[:6]] == [5, 4, 3, 2, 1, 5]
+    assert all(isinstance(hand, tuple) for hand in hands)
+    rolls = collections.Counter(face for hand in hands for face in hand)
+    assert set(rolls) == {1, 2, 3, 4, 5, 6}
+    expected = rolls.total() / 6
+    assert sum((count - expected) ** 2 / expected for count in rolls.values()) < 45
+    assert len(reads) <= rolls.total() / 252 * 1.1 + 1  # a byte a die, blocks read whole
+    assert rng.deal(0) == ()
+    assert 1 <= rng.randint(1, 6) <= 6  # the same block serves single dice after hands
