@@ -148,7 +148,7 @@ class TurnClock:
         if key != self.key:
             self.key = key
             self._started = now
-            self._jitter = self._rng.uniform(0.0, 0.3) * self._config.bot_delay
+            self._jitter = 0.3 * self._rng.random() * self._config.bot_delay  # uniform(0, 0.3)
             self.deadline = now + turn_seconds if turn_seconds is not None else None
         if seat.automated:
             due = [max(self._started, seat.autoplay_since) + self._config.bot_delay + self._jitter]
