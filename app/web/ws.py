@@ -8,6 +8,7 @@ The socket layer holds no game rules: it parses each frame into a typed message 
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections import deque
 from collections.abc import Callable
@@ -36,6 +37,7 @@ from app.web.player_key import cookie_key
 from app.web.transport import DIRECT_RECEIVE, MAX_WAITING, Resumed, WsConnection
 
 router = APIRouter()
+logger = logging.getLogger(__name__)
 
 
 @router.websocket("/ws/{room_id}")
@@ -109,6 +111,20 @@ class Reader:
     the step that received it. When one's handling has to wait (a hello's database lookup, a
     room's lock held), those after it wait behind it, and reading pauses once `MAX_WAITING` do.
     It holds the limits: the hello deadline, the frame size, the rate."""
+
+    __slots__ = (
+        "_backlog",
+        "_busy",
+        "_conn",
+        "_hello_due",
+        "_hello_timer",
+        "_limiter",
+        "_player_key",
+        "_resume",
+        "_room",
+        "_said_hello",
+        "ended",
+    )
 
     def __init__(
         self,
@@ -219,6 +235,8 @@ class Reader:
         self._backlog.clear()
         if not self.ended.done():
             self.ended.set_exception(error)
+        else:  # the endpoint has returned (the socket went): nobody else will tell
+            logger.error("a message of a socket already gone failed", exc_info=error)
 
 
 async def handle_text(

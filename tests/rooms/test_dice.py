@@ -45,15 +45,21 @@ def test_bits_and_floats_stay_in_range() -> None:
         rng.getrandbits(-1)
 
 
-def test_it_reads_the_system_source_a_block_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
-    reads: list[int] = []
+@pytest.fixture
+def reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The sizes of the system source's reads from now on."""
+    sizes: list[int] = []
     system_source = os.urandom
 
     def urandom(size: int) -> bytes:
-        reads.append(size)
+        sizes.append(size)
         return system_source(size)
 
     monkeypatch.setattr(dice.os, "urandom", urandom)
+    return sizes
+
+
+def test_it_reads_the_system_source_a_block_at_a_time(reads: list[int]) -> None:
     rng = SecureDice()
     rolled = [rng.randint(1, 6) for _ in range(300)]  # sixty five-dice rounds
     assert len(set(rolled)) == 6
@@ -81,15 +87,7 @@ def test_recorded_dice_roll_what_they_were_given_and_nothing_else() -> None:
         RecordedDice([0]).randint(1, 6)  # not a face
 
 
-def test_a_dealt_hand_is_fair_and_the_blocks_run_on(monkeypatch: pytest.MonkeyPatch) -> None:
-    reads: list[int] = []
-    system_source = os.urandom
-
-    def urandom(size: int) -> bytes:
-        reads.append(size)
-        return system_source(size)
-
-    monkeypatch.setattr(dice.os, "urandom", urandom)
+def test_a_dealt_hand_is_fair_and_the_blocks_run_on(reads: list[int]) -> None:
     rng = SecureDice()
     hands = [rng.deal(count) for count in [5, 4, 3, 2, 1, 5] * 2_000]  # across ~70 blocks
     assert [len(hand) for hand in hands[:6]] == [5, 4, 3, 2, 1, 5]

@@ -10,7 +10,7 @@ from typing import Any, cast
 import orjson
 import pytest
 
-from app.protocol import CloseCode, Join
+from app.protocol import CloseCode, Join, ProtocolError
 from app.rooms import Room
 from app.web.limits import RateLimiter, RateLimits
 from app.web.transport import MAX_WAITING, WsConnection
@@ -46,6 +46,8 @@ class GatedRoom:
     async def hello(self, conn: FakeConn, message: Join) -> None:
         self.handled.append(f"hello {message.name}")
         await self.gate.wait()
+        if self.fails is not None:
+            raise self.fails
         if not self.seats:
             raise_refusal()
 
@@ -56,8 +58,6 @@ class GatedRoom:
 
 
 def raise_refusal() -> None:
-    from app.protocol import ProtocolError
-
     raise ProtocolError("bad_message", "No seat for you.")
 
 
@@ -143,3 +143,15 @@ async def test_an_unexpected_error_goes_to_the_endpoint() -> None:
     made.take(text(type="chat", text="boom"))
     with pytest.raises(RuntimeError, match="a bug"):
         made.ended.result()
+
+
+async def test_an_error_after_the_socket_went_is_logged(caplog: pytest.LogCaptureFixture) -> None:
+    room, conn = GatedRoom(), FakeConn()
+    made, _ = reader(room, conn)
+    made.take(text(type="join", name="Ana"))  # waits at the gate
+    made.stop()  # the socket went; the endpoint returns
+    room.fails = RuntimeError("a bug")
+    room.gate.set()
+    await made.settle()
+    assert "a message of a socket already gone failed" in caplog.text
+    assert "a bug" in caplog.text
