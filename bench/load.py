@@ -130,6 +130,19 @@ def percentile(ordered: list[float], share: float) -> float:
 # ----- the servers ------------------------------------------------------------------------
 
 
+def server_settings(data: Path) -> dict[str, str]:
+    """The real server's settings under benchmark: its SQLite file in `data`, instant bots,
+    no calza window, no limit on the rooms one address creates."""
+    return {
+        "PERUDO_DATABASE_URL": f"sqlite:///{data / 'perudo.db'}",
+        "PERUDO_BOT_DELAY_MS": "0",
+        "PERUDO_CALZA_WINDOW_MS": "0",
+        "PERUDO_MIGRATE_ON_START": "true",
+        "PERUDO_ROOMS_PER_MINUTE": "0",  # one address creates every room here
+        "PERUDO_MAX_ROOMS": "100000",
+    }
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind((HOST, 0))
@@ -186,18 +199,7 @@ class Server:
         data = self.home / "data"
         data.mkdir()
         code = {} if self.source is None else {"PYTHONPATH": str(self.source)}
-        return (
-            os.environ
-            | code
-            | {
-                "PERUDO_DATABASE_URL": f"sqlite:///{data / 'perudo.db'}",
-                "PERUDO_BOT_DELAY_MS": "0",
-                "PERUDO_CALZA_WINDOW_MS": "0",
-                "PERUDO_MIGRATE_ON_START": "true",
-                "PERUDO_ROOMS_PER_MINUTE": "0",  # one address creates every room here
-                "PERUDO_MAX_ROOMS": "100000",
-            }
-        )
+        return os.environ | code | server_settings(data)
 
     @property
     def pid(self) -> int:

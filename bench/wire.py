@@ -23,7 +23,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -33,16 +32,10 @@ from pathlib import Path
 from typing import Any
 
 import websockets
+from load import free_port, server_settings  # bench/ is on the path of a script run from it
 
 BENCH = Path(__file__).resolve().parent
 START_SECONDS = 300  # a server starts in a minute or two under valgrind
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def server_command(stack: str, port: int) -> list[str]:
@@ -169,15 +162,14 @@ def main() -> None:
             out = home / "callgrind.out.%p"
             command = ["valgrind", "--tool=callgrind", "--instr-atstart=no",
                        f"--callgrind-out-file={out}", *command]  # fmt: skip
-        env = os.environ | {
-            "PYTHONPATH": str(tree),
-            "PYTHONHASHSEED": "0",  # string hashing moves the count by about 0.5 % otherwise
-            "PERUDO_DATABASE_URL": f"sqlite:///{home / 'perudo.db'}",
-            "PERUDO_BOT_DELAY_MS": "0",
-            "PERUDO_CALZA_WINDOW_MS": "0",
-            "PERUDO_MIGRATE_ON_START": "true",
-            "PERUDO_ROOMS_PER_MINUTE": "0",
-        }
+        env = (
+            os.environ
+            | server_settings(home)
+            | {
+                "PYTHONPATH": str(tree),
+                "PYTHONHASHSEED": "0",  # string hashing moves the count by about 0.5 % otherwise
+            }
+        )
         with (home / "server.log").open("wb") as log:
             server = subprocess.Popen(command, cwd=tree, env=env, stdout=log, stderr=log)
         base = f"http://127.0.0.1:{port}"

@@ -47,7 +47,7 @@ import socket
 import struct
 from asyncio import BaseTransport
 from collections import deque
-from collections.abc import Callable, Coroutine, Generator, Sequence
+from collections.abc import Callable, Coroutine, Generator, Mapping, Sequence
 from typing import Any, Generic, TypeVar, cast
 
 from fastapi import WebSocket
@@ -80,6 +80,12 @@ _TEXT_FIN = 0x81  # FIN + opcode 1 (text); a server's frames are not masked
 _SHORT = struct.Struct("!BB")
 _MEDIUM = struct.Struct("!BBH")
 _LONG = struct.Struct("!BBQ")
+
+
+def received(event: Mapping[str, Any]) -> str | bytes:
+    """The message an ASGI `websocket.receive` event carries: its text, or else its bytes."""
+    text: str | None = event.get("text")
+    return text if text is not None else event.get("bytes") or b""
 
 
 def text_frame(payload: bytes) -> bytes:
@@ -171,8 +177,7 @@ class SansIOProtocol(WebSocketsSansIOProtocol):
         full = False
         for event in queued:
             if event["type"] == "websocket.receive":
-                text = event.get("text")
-                full = not take(text if text is not None else event.get("bytes") or b"")
+                full = not take(received(event))
             else:
                 self.queue.put_nowait(event)
         if not full:

@@ -34,7 +34,7 @@ from app.rooms.registry import ELSEWHERE
 from app.web.deps import RateLimitsDep, RegistryDep, SettingsDep
 from app.web.limits import RateLimiter, origin_allowed
 from app.web.player_key import cookie_key
-from app.web.transport import DIRECT_RECEIVE, MAX_WAITING, Resumed, WsConnection
+from app.web.transport import DIRECT_RECEIVE, MAX_WAITING, Resumed, WsConnection, received
 
 router = APIRouter()
 logger = logging.getLogger(__name__)
@@ -98,8 +98,7 @@ async def _serve(
             frame = receiving.result()
             if frame["type"] == "websocket.disconnect":
                 return
-            text: str | None = frame.get("text")
-            reader.take(text if text is not None else frame.get("bytes") or b"")
+            reader.take(received(frame))
             await reader.settle()
     finally:
         reader.stop()
@@ -148,8 +147,9 @@ class Reader:
         self.ended: asyncio.Future[None] = loop.create_future()  # closed by a limit, or failed
 
     def take(self, message: str | bytes) -> bool:
-        """Handle `message` now, or after those before it; False once `MAX_WAITING` wait."""
-        if self._busy is None and not self._backlog:
+        """Handle `message` now, or after those before it; False once `MAX_WAITING` wait.
+        (Nothing waits while nothing is busy: `_resumed` takes the backlog first.)"""
+        if self._busy is None:
             self._handle(message)
             return True
         self._backlog.append(message)
